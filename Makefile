@@ -1,0 +1,111 @@
+# Makefile -- builds the five ssnserver lock modes, the load clients, the
+# tools and the tests with plain GNU make.
+#
+#   make            servers into bin/ (plus clients and tools)
+#   make check      unit tests (check) and integration tests over real TCP
+#   make demo       the classroom demo: every mode under kill_it, one table
+#   make tsan/asan  sanitizer builds into bin/tsan/ and bin/asan/
+#
+# Each part of the tree adds its own rules in a fragment (client/client.mk,
+# tools/tools.mk, tests/tests.mk) so the pieces stay small.
+
+OPT     ?= -O2 -g
+SAN     ?=
+BUILD   ?= build
+BIN     ?= bin
+
+MODES   := serial nolock coarse fine buffered
+
+# Recursively expanded on purpose: pkg-config runs only after the
+# dependency check (tools/install-deps) has had its chance to install.
+PKGS        = libevent libevent_pthreads libcrypto
+PKG_CFLAGS  = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS    = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   = $(shell pkg-config --libs check 2>/dev/null)
+
+CFLAGS_ALL = -std=gnu11 -Wall -Wextra -pthread -D_GNU_SOURCE -Icommon \
+             $(OPT) $(SAN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all servers check unit integration demo tsan asan clean install-deps
+.DEFAULT_GOAL := all
+
+# ---- dependency check -------------------------------------------------
+$(DEPS_STAMP):
+	@tools/install-deps
+	@mkdir -p $(@D) && touch $@
+
+install-deps:
+	@tools/install-deps
+
+# ---- common/: shared code, built once into a static library -----------
+COMMON_SRCS := $(wildcard common/*.c)
+COMMON_OBJS := $(COMMON_SRCS:%.c=$(BUILD)/%.o)
+LIBCOMMON   := $(BUILD)/libssncommon.a
+
+$(BUILD)/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(LIBCOMMON): $(COMMON_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# ---- server/: one set of objects, one lock policy object per mode -----
+SERVER_SRCS := $(filter-out server/lockmode.c,$(wildcard server/*.c))
+SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
+SERVERS     := $(MODES:%=$(BIN)/ssnserver-%)
+
+mode_macro = SSN_MODE_$(shell echo $(1) | tr a-z A-Z)
+
+$(BUILD)/server/lockmode-%.o: server/lockmode.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -DSSN_LOCK_MODE=$(call mode_macro,$*) -c -o $@ $<
+
+$(BIN)/ssnserver-%: $(SERVER_OBJS) $(BUILD)/server/lockmode-%.o $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(SERVER_OBJS) $(BUILD)/server/lockmode-$*.o $(LIBCOMMON) \
+	    $(LDFLAGS_ALL) $(PKG_LIBS)
+
+# ssnserver is the buffered build; ssnserver1..5 are the classic names.
+$(BIN)/ssnserver: $(BIN)/ssnserver-buffered
+	ln -sf ssnserver-buffered $@
+
+define classic_rule
+$(BIN)/ssnserver$(1): $(BIN)/ssnserver-$(word $(1),$(MODES))
+	ln -sf ssnserver-$(word $(1),$(MODES)) $$@
+endef
+$(foreach i,1 2 3 4 5,$(eval $(call classic_rule,$(i))))
+
+servers: $(SERVERS) $(BIN)/ssnserver $(addprefix $(BIN)/ssnserver,1 2 3 4 5)
+
+# ---- fragments: clients, tools, tests ---------------------------------
+PROGRAMS :=
+CHECK_SCRIPTS :=
+-include client/client.mk
+-include tools/tools.mk
+-include tests/tests.mk
+
+all: servers $(PROGRAMS)
+
+check: all
+	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
+
+demo: all
+	@tools/demo
+
+# ---- sanitizer builds --------------------------------------------------
+tsan:
+	$(MAKE) BUILD=build/tsan BIN=bin/tsan OPT="-O1 -g" \
+	    SAN="-fsanitize=thread -DSSN_SANITIZED" servers
+asan:
+	$(MAKE) BUILD=build/asan BIN=bin/asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	    SAN="-fsanitize=address,undefined -DSSN_SANITIZED" servers
+
+clean:
+	rm -rf build bin
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,139 @@
+/* proto.c -- tokenising and validating request lines (proto.h). */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include "proto.h"
+
+#define MAX_TOKENS 6            /* one more than the longest command needs,
+                                   so extra arguments are seen */
+
+struct token {
+    const char *s;
+    size_t len;
+};
+
+static const struct {
+    const char *word;
+    enum proto_cmd cmd;
+    int nargs;
+    const char *usage;
+} commands[] = {
+    { "ADD",    PROTO_ADD,    4, "ADD first last age ssn" },
+    { "DELETE", PROTO_DELETE, 2, "DELETE first last" },
+    { "FIND",   PROTO_FIND,   2, "FIND first last" },
+    { "PRINT",  PROTO_PRINT,  0, "PRINT" },
+    { "COUNT",  PROTO_COUNT,  0, "COUNT" },
+    { "CHECK",  PROTO_CHECK,  0, "CHECK" },
+    { "DIGEST", PROTO_DIGEST, 0, "DIGEST" },
+    { "STATS",  PROTO_STATS,  0, "STATS" },
+    { "HELP",   PROTO_HELP,   0, "HELP" },
+    { "DONE",   PROTO_QUIT,   0, "DONE" },
+    { "QUIT",   PROTO_QUIT,   0, "QUIT" },
+};
+
+const char proto_help_text[] =
+    "ADD first last age ssn   add a person (age 0-150, ssn DDD-DD-DDDD)\n"
+    "DELETE first last        remove a person\n"
+    "FIND first last          show one person\n"
+    "PRINT                    list everyone in name order\n"
+    "COUNT                    number of people\n"
+    "CHECK                    verify the tree's invariants\n"
+    "DIGEST                   SHA-256 of the canonical dump\n"
+    "STATS                    server counters\n"
+    "HELP                     this text\n"
+    "DONE or QUIT             close this connection\n"
+    "END\n";
+
+static int split(const char *s, size_t len, struct token *tok)
+{
+    int n = 0;
+    size_t i = 0;
+
+    while (i < len) {
+        while (i < len && (s[i] == ' ' || s[i] == '\t'))
+            i++;
+        if (i == len)
+            break;
+        size_t start = i;
+        while (i < len && s[i] != ' ' && s[i] != '\t')
+            i++;
+        if (n == MAX_TOKENS)
+            return n + 1;       /* too many: the count is all that matters */
+        tok[n].s = s + start;
+        tok[n].len = i - start;
+        n++;
+    }
+    return n;
+}
+
+static enum proto_cmd fail(struct proto_req *req, const char *msg)
+{
+    snprintf(req->err, sizeof(req->err), "Error: %s", msg);
+    return req->cmd = PROTO_INVALID;
+}
+
+/* Copies an unknown command word into the error, printable bytes only:
+ * the reply must not carry a client's control characters back. */
+static enum proto_cmd bad_command(struct proto_req *req, const struct token *t)
+{
+    char word[33];
+    size_t n = t->len < sizeof(word) - 1 ? t->len : sizeof(word) - 1;
+
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)t->s[i];
+        word[i] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
+    }
+    word[n] = '\0';
+    snprintf(req->err, sizeof(req->err), "Error: Bad command: %s%s",
+             word, t->len > n ? "..." : "");
+    return req->cmd = PROTO_INVALID;
+}
+
+static void copy_token(char *dst, const struct token *t)
+{
+    memcpy(dst, t->s, t->len);
+    dst[t->len] = '\0';
+}
+
+enum proto_cmd proto_parse(const char *line, size_t len,
+                           struct proto_req *req, struct entry *e)
+{
+    struct token tok[MAX_TOKENS];
+    int n = split(line, len, tok);
+    size_t i;
+
+    if (n == 0)
+        return req->cmd = PROTO_BLANK;
+    for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        if (tok[0].len == strlen(commands[i].word) &&
+            strncasecmp(tok[0].s, commands[i].word, tok[0].len) == 0)
+            break;
+    }
+    if (i == sizeof(commands) / sizeof(commands[0]))
+        return bad_command(req, &tok[0]);
+    if (n - 1 != commands[i].nargs) {
+        snprintf(req->err, sizeof(req->err), "Error: usage: %s",
+                 commands[i].usage);
+        return req->cmd = PROTO_INVALID;
+    }
+    if (commands[i].nargs >= 2) {
+        if (!entry_name_ok(tok[1].s, tok[1].len))
+            return fail(req, "bad first name: 1 to 63 bytes, "
+                             "no spaces or control characters");
+        if (!entry_name_ok(tok[2].s, tok[2].len))
+            return fail(req, "bad last name: 1 to 63 bytes, "
+                             "no spaces or control characters");
+    }
+    if (commands[i].nargs == 4) {
+        if (!entry_age_parse(tok[3].s, tok[3].len, &e->age))
+            return fail(req, "bad age: a whole number from 0 to 150");
+        if (!entry_ssn_ok(tok[4].s, tok[4].len))
+            return fail(req, "bad SSN: must be DDD-DD-DDDD");
+        copy_token(e->ssn, &tok[4]);
+    }
+    if (commands[i].nargs >= 2) {
+        copy_token(e->first, &tok[1]);
+        copy_token(e->last, &tok[2]);
+    }
+    return req->cmd = commands[i].cmd;
+}

@@ -1,0 +1,44 @@
+/* proto.h -- the request side of the line protocol (docs/PROTOCOL.md):
+ * one line in, one parsed and validated request out, or the exact error
+ * reply to send. Pure functions: no I/O, no allocation, no locks.
+ */
+#ifndef SSN_PROTO_H
+#define SSN_PROTO_H
+
+#include <stddef.h>
+#include "entry.h"
+
+#define PROTO_MAX_LINE  1024    /* longest request, without its \r\n */
+#define PROTO_ERR_MAX   128     /* longest error reply, with "Error: " */
+
+enum proto_cmd {
+    PROTO_BLANK,                /* empty or all blanks: no reply at all */
+    PROTO_INVALID,              /* req->err holds the error reply */
+    PROTO_ADD,
+    PROTO_DELETE,
+    PROTO_FIND,
+    PROTO_PRINT,
+    PROTO_COUNT,
+    PROTO_CHECK,
+    PROTO_DIGEST,
+    PROTO_STATS,
+    PROTO_HELP,
+    PROTO_QUIT,                 /* DONE or QUIT */
+};
+
+struct proto_req {
+    enum proto_cmd cmd;
+    char err[PROTO_ERR_MAX];    /* for PROTO_INVALID: "Error: ...", no \n */
+};
+
+/* Parses line (len bytes, no terminator needed). For ADD it fills every
+ * field of *e; for DELETE and FIND the two names (enough for a lookup probe);
+ * for other commands *e is untouched. On any error *e may be partly written
+ * but nothing else changes. Returns req->cmd. */
+enum proto_cmd proto_parse(const char *line, size_t len,
+                           struct proto_req *req, struct entry *e);
+
+/* HELP's reply, ending with "END\n". */
+extern const char proto_help_text[];
+
+#endif

@@ -1,0 +1,26 @@
+/* log.h -- the server's logger. Callers format a line on their own stack,
+ * then copy it into an in-memory buffer under log_lock (a memcpy, never
+ * I/O); one writer thread swaps the full buffer for the empty one and writes
+ * it outside the lock. This is variant (f) of tools/bench-log, the design
+ * docs/LESSONS.md measured. SSNs are never logged.
+ */
+#ifndef SSN_LOG_H
+#define SSN_LOG_H
+
+enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/* Parses "error", "warn", "info" or "debug"; -1 when unknown. */
+int log_level_parse(const char *s);
+
+/* Starts the writer thread, appending to path (NULL: stderr). Returns 0 or
+ * -errno. Until log_init, lines go straight to stderr. */
+int log_init(int level, const char *path);
+
+/* Writes out what is buffered and stops the writer; later lines go
+ * straight to stderr. */
+void log_shutdown(void);
+
+void log_msg(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif

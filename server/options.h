@@ -1,0 +1,11 @@
+/* options.h -- the command line of ssnserver-MODE. */
+#ifndef SSN_OPTIONS_H
+#define SSN_OPTIONS_H
+
+#include "server.h"
+
+/* Fills opt from argv. Prints --help or --version and exits 0 for those;
+ * prints one line on stderr and exits 2 for a bad argument. */
+void options_parse(int argc, char **argv, struct options *opt);
+
+#endif

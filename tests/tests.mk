@@ -1,0 +1,19 @@
+# tests/tests.mk -- the unit-test runner (check) and the integration scripts.
+# Included by the top-level Makefile.
+
+UNIT_SRCS   := $(wildcard tests/check_*.c)
+UNIT_OBJS   := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
+UNIT_RUNNER := $(BUILD)/tests/unit
+
+# Unit tests link the server's code except its main(), with the fine policy.
+UNIT_SERVER_OBJS = $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS)) \
+                   $(BUILD)/server/lockmode-fine.o
+
+$(BUILD)/tests/%.o: CFLAGS_ALL += $(CHECK_CFLAGS)
+
+$(UNIT_RUNNER): $(UNIT_OBJS) $(UNIT_SERVER_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS) $(CHECK_LIBS)
+
+PROGRAMS += $(UNIT_RUNNER)
+CHECK_SCRIPTS += $(sort $(wildcard tests/test-*.sh))

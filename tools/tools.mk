@@ -1,0 +1,12 @@
+# tools/tools.mk -- the benchmarks of issue 5 (see docs/LESSONS.md):
+# bench-hash, bench-log and bench-wakeup. Included by the top-level Makefile.
+# Each links only its own object and bench-util.o, never server code.
+
+BENCH_PROGS    := $(BIN)/bench-hash $(BIN)/bench-log $(BIN)/bench-wakeup
+BENCH_UTIL_OBJ := $(BUILD)/tools/bench-util.o
+
+$(BENCH_PROGS): $(BIN)/bench-%: $(BUILD)/tools/bench-%.o $(BENCH_UTIL_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS)
+
+PROGRAMS += $(BENCH_PROGS)
