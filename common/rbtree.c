@@ -1,8 +1,8 @@
 /* rbtree.c -- the intrusive red-black tree declared in rbtree.h: insert,
  * find, erase and in-order traversal in O(log n), plus a checker for the
- * invariants. It never allocates and never locks: the store (server/store.c)
- * holds its lock around every call, except in the deliberately racy mode,
- * where the tree may be corrupted and rb_check() must still return.
+ * invariants. It never allocates and never locks: callers serialise access
+ * (the lock policy, server/lockmode.c), except in the deliberately racy
+ * mode, where the tree gets corrupted and rb_check() must still return.
  *
  * The rules (rbtree.h), with NULL children counted as black leaves:
  *   1. every node is red or black; the root is black;
@@ -87,7 +87,7 @@ static void insert_fixup(struct rb_tree *t, struct rb_node *n)
         if (p == g->left) {
             u = g->right;
             if (is_red(u)) {
-                /* Case 1: red uncle. Paint p and u black and G red:
+                /* Case 1: red uncle. Paint p and u black, g red:
                  * black heights are kept, but g may now have a red
                  * parent, so go on from g. */
                 p->red = u->red = 0;
@@ -327,7 +327,7 @@ void rb_erase(struct rb_tree *t, struct rb_node *n)
     if (removed_black)
         erase_fixup(t, child, parent);
     t->count--;
-    n->parent = n->left = n->right = NULL;
+    n->parent = n->left = n->right = NULL;  /* stale use finds nothing */
 }
 
 struct rb_node *rb_first(const struct rb_tree *t)

@@ -9,4 +9,8 @@ $(BENCH_PROGS): $(BIN)/bench-%: $(BUILD)/tools/bench-%.o $(BENCH_UTIL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS)
 
+# bench-log keeps its queue (e) and double-buffer (f) variants in files of
+# their own.
+$(BIN)/bench-log: $(BUILD)/tools/bench-logq.o $(BUILD)/tools/bench-dbuf.o
+
 PROGRAMS += $(BENCH_PROGS)

@@ -1,0 +1,91 @@
+/* killit.h -- kill_it's state, shared by its three files: kill_it.c
+ * (options, verification, verdict), killit_run.c (forking the clients and
+ * watching them) and killit_report.c (table, JSON and CSV).
+ *
+ * The clients are forked processes; each writes its progress and result
+ * into its own slot of an anonymous shared mapping. The parent only reads
+ * a slot's result after the child exited, and reads progress counters with
+ * atomic loads while it runs.
+ */
+#ifndef SSN_CLIENT_KILLIT_H
+#define SSN_CLIENT_KILLIT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include "digest.h"
+#include "gen.h"
+#include "hist.h"
+#include "names.h"
+#include "pipeline.h"
+
+#define KI_MAX_CLIENTS  1000    /* the server's default --max-clients is 1024 */
+#define KI_TIMEOUT_S    60.0    /* default --timeout */
+#define KI_HANG_S       10.0    /* default no-progress watchdog */
+#define KI_REASONS      1024    /* room for the FAILED reasons */
+
+/* One client's slot in shared memory. */
+struct ki_slot {
+    struct pl_progress prog;    /* written by the child while it runs */
+    struct pl_result res;       /* written by the child just before exiting */
+    struct hist lat;            /* its latencies, likewise */
+    _Atomic int done;           /* 1 once res and lat are complete */
+};
+
+enum ki_verdict { KI_VERIFIED, KI_FAILED, KI_NOT_VERIFIED };
+
+struct killit {
+    /* options */
+    const char *host, *port;
+    uint64_t nevents, seed, rate;
+    unsigned nclients;
+    int rcvbuf;
+    double timeout_s, hang_s;
+    struct gen_mix mix;
+    const char *lastnames, *json_path, *csv_path;
+    pid_t server_pid;           /* --server-pid, or found from the port; 0 */
+    int quiet;                  /* no table on stdout */
+
+    struct namelist names;
+
+    /* the run */
+    struct ki_slot *slot;       /* nclients slots, MAP_SHARED */
+    pid_t *pid;                 /* children; 0 once reaped */
+    int *exit_status;           /* waitpid status per child */
+    double wall_s;              /* first fork to last child finished */
+    int hung, timed_out, interrupted;
+    uint64_t hung_outstanding;  /* requests unanswered when it hung */
+
+    /* verification */
+    long long start_count;      /* COUNT before the run; -1 unknown */
+    char start_note[200];       /* why start_count is unknown */
+    size_t expect_count;
+    char expect_digest[DIGEST_HEX_LEN + 1];
+    int server_reachable;       /* after the run */
+    long long end_count;        /* -1 unknown */
+    char end_check[200], end_digest[200];
+
+    enum ki_verdict verdict;
+    char reasons[KI_REASONS];   /* "; "-separated, for FAILED and not verified */
+};
+
+/* killit_run.c: forks the clients, waits for them (bounded by the timeout
+ * and the no-progress watchdog), reaps them. Returns 0, or -1 when the run
+ * could not start (fork, mmap); the cause is on stderr. */
+int ki_run(struct killit *k);
+void ki_cleanup(struct killit *k);
+
+/* findpid.c: the pid of the local process listening on TCP port, found
+ * through /proc; 0 when unknown. */
+pid_t ki_find_listener(unsigned port);
+
+/* killit_report.c */
+void ki_print_table(const struct killit *k, FILE *f);
+int ki_write_json(const struct killit *k, const char *path);
+int ki_write_csv(const struct killit *k, const char *path);
+const char *ki_verdict_name(enum ki_verdict v);
+
+/* Service-time summary over the clients that finished: mean, min, max. */
+void ki_service_summary(const struct killit *k, double *mean, double *min,
+                        double *max);
+
+#endif

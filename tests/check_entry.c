@@ -1,0 +1,380 @@
+/* check_entry.c -- unit tests for common/entry.c: the validation of names,
+ * ages and SSNs at their boundaries, the tree order, and the exact bytes of
+ * PRINT's line and the canonical dump line. */
+#include <stdio.h>
+#include <string.h>
+#include "suites.h"
+#include "entry.h"
+
+/* Runs a validator on a NUL-terminated literal. */
+#define NAME_OK(s)  entry_name_ok((s), strlen(s))
+#define SSN_OK(s)   entry_ssn_ok((s), strlen(s))
+
+static int age_of(const char *s, int *age)
+{
+    return entry_age_parse(s, strlen(s), age);
+}
+
+static void make_entry(struct entry *e, const char *first, const char *last,
+                       int age, const char *ssn)
+{
+    memset(e, 0, sizeof(*e));
+    snprintf(e->first, sizeof(e->first), "%s", first);
+    snprintf(e->last, sizeof(e->last), "%s", last);
+    snprintf(e->ssn, sizeof(e->ssn), "%s", ssn);
+    e->age = age;
+}
+
+static int cmp_names(const char *first_a, const char *last_a,
+                     const char *first_b, const char *last_b)
+{
+    struct entry a, b;
+
+    make_entry(&a, first_a, last_a, 1, "123-45-6789");
+    make_entry(&b, first_b, last_b, 1, "123-45-6789");
+    return entry_cmp(&a.node, &b.node);
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+START_TEST(test_entry_name_plain)
+{
+    ck_assert_int_eq(NAME_OK("a"), 1);
+    ck_assert_int_eq(NAME_OK("O'Brien-Smith"), 1);
+    ck_assert_int_eq(NAME_OK("Z!#$%&()*+,./:;<=>?@[]^_`{|}~"), 1);
+}
+END_TEST
+
+START_TEST(test_entry_name_utf8_allowed)
+{
+    ck_assert_int_eq(NAME_OK("Zo\xc3\xab"), 1);             /* Zoë */
+    ck_assert_int_eq(NAME_OK("\xe5\xb1\xb1\xe7\x94\xb0"), 1);  /* 山田 */
+    ck_assert_int_eq(NAME_OK("\x80"), 1);
+    ck_assert_int_eq(NAME_OK("\xff"), 1);
+}
+END_TEST
+
+START_TEST(test_entry_name_length_limits)
+{
+    char name[ENTRY_NAME_MAX + 2];
+
+    memset(name, 'x', sizeof(name));
+    ck_assert_int_eq(entry_name_ok(name, 0), 0);
+    ck_assert_int_eq(entry_name_ok(name, 1), 1);
+    ck_assert_int_eq(entry_name_ok(name, 63), 1);
+    ck_assert_int_eq(entry_name_ok(name, 64), 0);
+    ck_assert_int_eq(ENTRY_NAME_MAX, 63);
+}
+END_TEST
+
+START_TEST(test_entry_name_uses_len_not_nul)
+{
+    /* Only len bytes count: the space after them is not looked at. */
+    ck_assert_int_eq(entry_name_ok("ab cd", 2), 1);
+    ck_assert_int_eq(entry_name_ok("ab cd", 3), 0);
+}
+END_TEST
+
+START_TEST(test_entry_name_rejects_space_and_controls)
+{
+    char name[4] = "a?b";
+
+    ck_assert_int_eq(NAME_OK("a b"), 0);
+    ck_assert_int_eq(NAME_OK("a\tb"), 0);
+    ck_assert_int_eq(NAME_OK("a\rb"), 0);
+    ck_assert_int_eq(NAME_OK("a\nb"), 0);
+    ck_assert_int_eq(NAME_OK("\x1f"), 0);
+    ck_assert_int_eq(NAME_OK("a\x7f"), 0);                  /* DEL */
+    ck_assert_int_eq(entry_name_ok("a\0b", 3), 0);          /* NUL */
+    for (int c = 1; c <= 0x20; c++) {
+        name[1] = (char)c;
+        ck_assert_msg(entry_name_ok(name, 3) == 0, "byte 0x%02x accepted", c);
+    }
+    name[1] = '!';                                          /* 0x21 */
+    ck_assert_int_eq(entry_name_ok(name, 3), 1);
+}
+END_TEST
+
+/* ---- ages ------------------------------------------------------------- */
+
+START_TEST(test_entry_age_boundaries)
+{
+    int age = -5;
+
+    ck_assert_int_eq(age_of("0", &age), 1);
+    ck_assert_int_eq(age, 0);
+    ck_assert_int_eq(age_of("150", &age), 1);
+    ck_assert_int_eq(age, 150);
+    ck_assert_int_eq(age_of("149", &age), 1);
+    ck_assert_int_eq(age, 149);
+    ck_assert_int_eq(age_of("1", &age), 1);
+    ck_assert_int_eq(age, 1);
+}
+END_TEST
+
+START_TEST(test_entry_age_leading_zeros)
+{
+    int age = -5;
+
+    ck_assert_int_eq(age_of("007", &age), 1);
+    ck_assert_int_eq(age, 7);
+    ck_assert_int_eq(age_of("000", &age), 1);
+    ck_assert_int_eq(age, 0);
+    ck_assert_int_eq(age_of("0150", &age), 0);      /* four digits */
+}
+END_TEST
+
+START_TEST(test_entry_age_rejects)
+{
+    static const char *const bad[] = {
+        "151", "999", "1000", "-1", "+1", "1e2", "1.5", "0x1", "", " 1",
+        "1 ", "abc", "12a", "\xd9\xa3",
+    };
+    int age = 42;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(age_of(bad[i], &age) == 0, "age '%s' accepted", bad[i]);
+}
+END_TEST
+
+START_TEST(test_entry_age_uses_len)
+{
+    int age = -1;
+
+    ck_assert_int_eq(entry_age_parse("15099", 3, &age), 1);
+    ck_assert_int_eq(age, 150);
+    ck_assert_int_eq(entry_age_parse("1519", 3, &age), 0);
+}
+END_TEST
+
+/* ---- SSNs ------------------------------------------------------------- */
+
+START_TEST(test_entry_ssn_ok)
+{
+    ck_assert_int_eq(SSN_OK("123-45-6789"), 1);
+    ck_assert_int_eq(SSN_OK("000-00-0000"), 1);
+    ck_assert_int_eq(SSN_OK("999-99-9999"), 1);
+}
+END_TEST
+
+START_TEST(test_entry_ssn_rejects)
+{
+    static const char *const bad[] = {
+        "", "123456789", "123-45-678", "123-45-67890", "12-345-6789",
+        "1234-5-6789", "123_45_6789", "123 45 6789", "12a-45-6789",
+        "123-4b-6789", "123-45-678x", "-123-45-678", "123--5-6789",
+        "123-45-\xd9\xa3\xd9\xa3", "+23-45-6789",
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(SSN_OK(bad[i]) == 0, "SSN '%s' accepted", bad[i]);
+}
+END_TEST
+
+START_TEST(test_entry_ssn_uses_len)
+{
+    ck_assert_int_eq(entry_ssn_ok("123-45-67890", 11), 1);
+    ck_assert_int_eq(entry_ssn_ok("123-45-6789", 10), 0);
+}
+END_TEST
+
+/* ---- order ------------------------------------------------------------ */
+
+START_TEST(test_entry_cmp_last_name_first)
+{
+    /* Adams Zed before Baker Amy: the last name decides. */
+    ck_assert_int_lt(cmp_names("Zed", "Adams", "Amy", "Baker"), 0);
+    ck_assert_int_gt(cmp_names("Amy", "Baker", "Zed", "Adams"), 0);
+}
+END_TEST
+
+START_TEST(test_entry_cmp_first_name_breaks_tie)
+{
+    ck_assert_int_lt(cmp_names("Ann", "Doe", "Bob", "Doe"), 0);
+    ck_assert_int_gt(cmp_names("Bob", "Doe", "Ann", "Doe"), 0);
+    ck_assert_int_eq(cmp_names("Ann", "Doe", "Ann", "Doe"), 0);
+}
+END_TEST
+
+START_TEST(test_entry_cmp_bytewise)
+{
+    /* Uppercase sorts before lowercase ('Z' 0x5a < 'a' 0x61). */
+    ck_assert_int_lt(cmp_names("x", "Zulu", "x", "alpha"), 0);
+    ck_assert_int_lt(cmp_names("Zed", "Doe", "abe", "Doe"), 0);
+    /* A prefix sorts first. */
+    ck_assert_int_lt(cmp_names("x", "Doe", "x", "Doel"), 0);
+    ck_assert_int_lt(cmp_names("Ann", "Doe", "Anna", "Doe"), 0);
+    /* Bytes >= 0x80 compare as unsigned: after every ASCII byte. */
+    ck_assert_int_gt(cmp_names("x", "\xc3\x89mile", "x", "zz"), 0);
+    ck_assert_int_lt(cmp_names("x", "~", "x", "\x80"), 0);
+}
+END_TEST
+
+START_TEST(test_entry_cmp_ignores_age_and_ssn)
+{
+    struct entry a, b;
+
+    make_entry(&a, "Ann", "Doe", 1, "111-11-1111");
+    make_entry(&b, "Ann", "Doe", 99, "999-99-9999");
+    ck_assert_int_eq(entry_cmp(&a.node, &b.node), 0);
+}
+END_TEST
+
+/* ---- text forms ------------------------------------------------------- */
+
+START_TEST(test_entry_format_print_exact)
+{
+    struct entry e;
+    char buf[ENTRY_LINE_MAX];
+
+    make_entry(&e, "John", "Doe", 42, "123-45-6789");
+    size_t n = entry_format_print(&e, buf);
+    ck_assert_str_eq(buf, "Doe, John                      -- 123-45-6789   42\n");
+    ck_assert_uint_eq(n, strlen(buf));
+}
+END_TEST
+
+START_TEST(test_entry_format_print_matches_printf)
+{
+    static const struct { const char *first, *last; int age; } cases[] = {
+        { "a", "b", 0 }, { "Ann", "Smith", 7 }, { "Bob", "Doe", 150 },
+        { "Twentyeight-chars-long-name", "X", 99 },    /* name exactly 30 */
+        { "Zo\xc3\xab", "M\xc3\xbcller", 31 },
+    };
+    char buf[ENTRY_LINE_MAX], want[400], name[160];
+    struct entry e;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        make_entry(&e, cases[i].first, cases[i].last, cases[i].age,
+                   "987-65-4321");
+        snprintf(name, sizeof(name), "%s, %s", cases[i].last, cases[i].first);
+        snprintf(want, sizeof(want), "%-30s -- %11s %4d\n", name,
+                 "987-65-4321", cases[i].age);
+        size_t n = entry_format_print(&e, buf);
+        ck_assert_str_eq(buf, want);
+        ck_assert_uint_eq(n, strlen(want));
+    }
+}
+END_TEST
+
+START_TEST(test_entry_format_print_longest_names)
+{
+    char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
+    char buf[ENTRY_LINE_MAX], want[400], name[160];
+    struct entry e;
+
+    memset(first, 'f', ENTRY_NAME_MAX);
+    first[ENTRY_NAME_MAX] = '\0';
+    memset(last, 'L', ENTRY_NAME_MAX);
+    last[ENTRY_NAME_MAX] = '\0';
+    make_entry(&e, first, last, 150, "123-45-6789");
+    snprintf(name, sizeof(name), "%s, %s", last, first);
+    snprintf(want, sizeof(want), "%-30s -- %11s %4d\n", name, "123-45-6789",
+             150);
+    size_t n = entry_format_print(&e, buf);
+    ck_assert_uint_eq(n, 63 + 2 + 63 + 4 + 11 + 1 + 4 + 1);
+    ck_assert_uint_eq(n, strlen(buf));
+    ck_assert_str_eq(buf, want);               /* not truncated */
+}
+END_TEST
+
+START_TEST(test_entry_format_dump_exact)
+{
+    struct entry e;
+    char buf[ENTRY_LINE_MAX];
+
+    make_entry(&e, "John", "Doe", 42, "123-45-6789");
+    size_t n = entry_format_dump(&e, buf);
+    ck_assert_str_eq(buf, "Doe John 42 123-45-6789\n");
+    ck_assert_uint_eq(n, strlen(buf));
+
+    make_entry(&e, "a", "b", 0, "000-00-0000");
+    entry_format_dump(&e, buf);
+    ck_assert_str_eq(buf, "b a 0 000-00-0000\n");
+}
+END_TEST
+
+START_TEST(test_entry_format_dump_age_without_zeros)
+{
+    struct entry e;
+    char buf[ENTRY_LINE_MAX];
+    int age = -1;
+
+    ck_assert_int_eq(age_of("007", &age), 1);
+    make_entry(&e, "James", "Bond", age, "007-00-0007");
+    entry_format_dump(&e, buf);
+    ck_assert_str_eq(buf, "Bond James 7 007-00-0007\n");
+}
+END_TEST
+
+START_TEST(test_entry_format_dump_longest_names)
+{
+    char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
+    char buf[ENTRY_LINE_MAX], want[256];
+    struct entry e;
+
+    memset(first, 'f', ENTRY_NAME_MAX);
+    first[ENTRY_NAME_MAX] = '\0';
+    memset(last, 'L', ENTRY_NAME_MAX);
+    last[ENTRY_NAME_MAX] = '\0';
+    make_entry(&e, first, last, 150, "123-45-6789");
+    snprintf(want, sizeof(want), "%s %s 150 123-45-6789\n", last, first);
+    size_t n = entry_format_dump(&e, buf);
+    ck_assert_str_eq(buf, want);
+    ck_assert_uint_eq(n, strlen(want));
+}
+END_TEST
+
+START_TEST(test_entry_print_frame)
+{
+    const char *head = ENTRY_PRINT_HEAD, *tail = ENTRY_PRINT_TAIL;
+
+    ck_assert_uint_eq(strlen(head), 51);
+    ck_assert_uint_eq(strlen(tail), 51);
+    ck_assert_uint_eq(strspn(head, "_"), 50);
+    ck_assert_uint_eq(strspn(tail, "-"), 50);
+    ck_assert_int_eq(head[50], '\n');
+    ck_assert_int_eq(tail[50], '\n');
+}
+END_TEST
+
+static Suite *entry_suite(void)
+{
+    Suite *s = suite_create("entry");
+    TCase *core = tcase_create("core");
+    TCase *errors = tcase_create("errors");
+    TCase *limits = tcase_create("limits");
+
+    tcase_add_test(core, test_entry_name_plain);
+    tcase_add_test(core, test_entry_name_utf8_allowed);
+    tcase_add_test(core, test_entry_ssn_ok);
+    tcase_add_test(core, test_entry_cmp_last_name_first);
+    tcase_add_test(core, test_entry_cmp_first_name_breaks_tie);
+    tcase_add_test(core, test_entry_cmp_bytewise);
+    tcase_add_test(core, test_entry_cmp_ignores_age_and_ssn);
+    tcase_add_test(core, test_entry_format_print_exact);
+    tcase_add_test(core, test_entry_format_print_matches_printf);
+    tcase_add_test(core, test_entry_format_dump_exact);
+    tcase_add_test(core, test_entry_format_dump_age_without_zeros);
+    tcase_add_test(core, test_entry_print_frame);
+
+    tcase_add_test(errors, test_entry_name_rejects_space_and_controls);
+    tcase_add_test(errors, test_entry_age_rejects);
+    tcase_add_test(errors, test_entry_ssn_rejects);
+
+    tcase_add_test(limits, test_entry_name_length_limits);
+    tcase_add_test(limits, test_entry_name_uses_len_not_nul);
+    tcase_add_test(limits, test_entry_age_boundaries);
+    tcase_add_test(limits, test_entry_age_leading_zeros);
+    tcase_add_test(limits, test_entry_age_uses_len);
+    tcase_add_test(limits, test_entry_ssn_uses_len);
+    tcase_add_test(limits, test_entry_format_print_longest_names);
+    tcase_add_test(limits, test_entry_format_dump_longest_names);
+
+    suite_add_tcase(s, core);
+    suite_add_tcase(s, errors);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+SUITE_REGISTER(entry_suite)

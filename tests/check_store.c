@@ -1,0 +1,411 @@
+/* check_store.c -- unit tests for server/store.c: add, duplicate add
+ * (-EEXIST, the stored entry unchanged), delete (-ENOENT; the unlinked entry
+ * handed back), find, count, in-order foreach and the tree check, then
+ * random adds and deletes from a fixed seed against a simple reference with
+ * the checker after every step. No locks: one thread owns the store here. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "suites.h"
+#include "../server/server.h"
+#include "../server/store.h"
+
+/* The unit runner links every server object but main.o, which is where the
+ * server's globals live; session.c and conns.c refer to them. Weak, so a
+ * real definition elsewhere (main.o, another test file) wins. */
+__attribute__((weak)) struct server srv;
+__attribute__((weak)) long server_uptime(void)
+{
+    return 0;
+}
+
+static struct store st;
+
+static void setup(void)
+{
+    store_init(&st, NULL, NULL);
+}
+
+static void teardown(void)
+{
+    store_destroy(&st);
+}
+
+static struct entry *new_entry(const char *first, const char *last, int age,
+                               const char *ssn)
+{
+    struct entry *e = store_entry_new();
+
+    ck_assert_ptr_nonnull(e);
+    snprintf(e->first, sizeof(e->first), "%s", first);
+    snprintf(e->last, sizeof(e->last), "%s", last);
+    snprintf(e->ssn, sizeof(e->ssn), "%s", ssn);
+    e->age = age;
+    return e;
+}
+
+/* A lookup probe: names only, the rest garbage on purpose. */
+static struct entry probe(const char *first, const char *last)
+{
+    struct entry p;
+
+    memset(&p, 0x5a, sizeof(p));
+    snprintf(p.first, sizeof(p.first), "%s", first);
+    snprintf(p.last, sizeof(p.last), "%s", last);
+    return p;
+}
+
+static int add(struct entry *e)
+{
+    struct store_mutation m = { .op = STORE_ADD, .entry = e };
+    return store_apply_locked(&st, &m);
+}
+
+/* Deletes first/last; returns the result and puts the unlinked entry (or
+ * what m.removed held, NULL to start with) into *removed. */
+static int del(const char *first, const char *last, struct entry **removed)
+{
+    struct entry p = probe(first, last);
+    struct store_mutation m = { .op = STORE_DELETE, .entry = &p };
+    int rc = store_apply_locked(&st, &m);
+
+    *removed = m.removed;
+    return rc;
+}
+
+static const struct entry *find(const char *first, const char *last)
+{
+    struct entry p = probe(first, last);
+    return store_find_locked(&st, &p);
+}
+
+struct collect {
+    char text[4096];
+    size_t len;
+    int calls, stop_at;
+};
+
+static int collect_one(const struct entry *e, void *arg)
+{
+    struct collect *c = arg;
+
+    c->len += (size_t)snprintf(c->text + c->len, sizeof(c->text) - c->len,
+                               "%s,%s;", e->last, e->first);
+    c->calls++;
+    return c->calls == c->stop_at ? 7 : 0;
+}
+
+/* ---- core ------------------------------------------------------------- */
+
+START_TEST(test_store_empty)
+{
+    struct collect c = { .stop_at = -1 };
+
+    ck_assert_uint_eq(store_count_locked(&st), 0);
+    ck_assert_ptr_null(find("John", "Doe"));
+    ck_assert_ptr_null(store_check_locked(&st));
+    ck_assert_int_eq(store_foreach_locked(&st, collect_one, &c), 0);
+    ck_assert_int_eq(c.calls, 0);
+}
+END_TEST
+
+START_TEST(test_store_add_then_find)
+{
+    struct entry *e = new_entry("John", "Doe", 42, "123-45-6789");
+
+    ck_assert_int_eq(add(e), 0);
+    ck_assert_uint_eq(store_count_locked(&st), 1);
+    const struct entry *f = find("John", "Doe");
+    ck_assert_ptr_eq(f, e);                     /* the store keeps e itself */
+    ck_assert_int_eq(f->age, 42);
+    ck_assert_str_eq(f->ssn, "123-45-6789");
+    ck_assert_ptr_null(find("john", "Doe"));    /* names are case-sensitive */
+    ck_assert_ptr_null(find("John", "Do"));
+    ck_assert_ptr_null(store_check_locked(&st));
+}
+END_TEST
+
+START_TEST(test_store_add_duplicate)
+{
+    struct entry *e = new_entry("John", "Doe", 42, "123-45-6789");
+    struct entry *dup = new_entry("John", "Doe", 99, "999-99-9999");
+
+    ck_assert_int_eq(add(e), 0);
+    ck_assert_int_eq(add(dup), -EEXIST);
+    ck_assert_uint_eq(store_count_locked(&st), 1);
+    const struct entry *f = find("John", "Doe");
+    ck_assert_ptr_eq(f, e);                     /* the first one stays */
+    ck_assert_int_eq(f->age, 42);
+    ck_assert_str_eq(f->ssn, "123-45-6789");
+    /* The caller still owns dup, untouched. */
+    ck_assert_int_eq(dup->age, 99);
+    ck_assert_str_eq(dup->ssn, "999-99-9999");
+    ck_assert_ptr_null(store_check_locked(&st));
+    store_entry_free(dup);
+}
+END_TEST
+
+START_TEST(test_store_delete_returns_entry)
+{
+    struct entry *a = new_entry("Ann", "Smith", 30, "111-11-1111");
+    struct entry *b = new_entry("Bob", "Smith", 31, "222-22-2222");
+    struct entry *removed = NULL;
+
+    ck_assert_int_eq(add(a), 0);
+    ck_assert_int_eq(add(b), 0);
+    ck_assert_int_eq(del("Ann", "Smith", &removed), 0);
+    ck_assert_ptr_eq(removed, a);               /* the caller owns it now */
+    ck_assert_str_eq(removed->first, "Ann");
+    ck_assert_int_eq(removed->age, 30);
+    ck_assert_uint_eq(store_count_locked(&st), 1);
+    ck_assert_ptr_null(find("Ann", "Smith"));
+    ck_assert_ptr_eq(find("Bob", "Smith"), b);
+    ck_assert_ptr_null(store_check_locked(&st));
+    store_entry_free(removed);
+
+    /* The name can be added again afterwards. */
+    ck_assert_int_eq(add(new_entry("Ann", "Smith", 5, "333-33-3333")), 0);
+    ck_assert_int_eq(find("Ann", "Smith")->age, 5);
+}
+END_TEST
+
+START_TEST(test_store_delete_missing)
+{
+    struct entry *removed = NULL;
+
+    ck_assert_int_eq(del("No", "Body", &removed), -ENOENT);
+    ck_assert_ptr_null(removed);
+    ck_assert_int_eq(add(new_entry("Some", "Body", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(del("No", "Body", &removed), -ENOENT);
+    ck_assert_ptr_null(removed);
+    ck_assert_int_eq(del("some", "Body", &removed), -ENOENT);
+    ck_assert_uint_eq(store_count_locked(&st), 1);
+    ck_assert_int_eq(del("Some", "Body", &removed), 0);
+    store_entry_free(removed);
+    ck_assert_int_eq(del("Some", "Body", &removed), -ENOENT);
+    ck_assert_uint_eq(store_count_locked(&st), 0);
+}
+END_TEST
+
+START_TEST(test_store_foreach_tree_order)
+{
+    static const char *const names[][2] = {     /* first, last */
+        { "Zed", "Adams" }, { "bob", "Doe" }, { "John", "Doe" },
+        { "Ann", "Smith" }, { "Amy", "Baker" }, { "x", "alpha" },
+        { "Ann", "Doe" }, { "x", "Zulu" },
+    };
+    struct collect c = { .stop_at = -1 };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        ck_assert_int_eq(add(new_entry(names[i][0], names[i][1], (int)i,
+                                       "123-45-6789")), 0);
+    ck_assert_int_eq(store_foreach_locked(&st, collect_one, &c), 0);
+    ck_assert_int_eq(c.calls, 8);
+    ck_assert_str_eq(c.text, "Adams,Zed;Baker,Amy;Doe,Ann;Doe,John;Doe,bob;"
+                             "Smith,Ann;Zulu,x;alpha,x;");
+}
+END_TEST
+
+START_TEST(test_store_foreach_stops_early)
+{
+    struct collect c = { .stop_at = 3 };
+    char first[8];
+
+    for (int i = 0; i < 10; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(add(new_entry(first, "Same", i, "123-45-6789")), 0);
+    }
+    ck_assert_int_eq(store_foreach_locked(&st, collect_one, &c), 7);
+    ck_assert_int_eq(c.calls, 3);
+    ck_assert_str_eq(c.text, "Same,p0;Same,p1;Same,p2;");
+}
+END_TEST
+
+START_TEST(test_store_check_reports_corruption)
+{
+    ck_assert_int_eq(add(new_entry("a", "a", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(add(new_entry("b", "b", 1, "123-45-6789")), 0);
+    ck_assert_ptr_null(store_check_locked(&st));
+    st.tree.root->red = 1;
+    ck_assert_str_eq(store_check_locked(&st), "root is red");
+    st.tree.root->red = 0;
+    st.tree.count++;
+    ck_assert_str_eq(store_check_locked(&st), "count mismatch");
+    st.tree.count--;
+    ck_assert_ptr_null(store_check_locked(&st));
+}
+END_TEST
+
+START_TEST(test_store_entry_new_zeroed)
+{
+    struct entry *e = store_entry_new();
+    static const struct entry zero;
+
+    ck_assert_ptr_nonnull(e);
+    ck_assert_int_eq(memcmp(e, &zero, sizeof(zero)), 0);
+    store_entry_free(e);
+    store_entry_free(NULL);                     /* allowed, does nothing */
+}
+END_TEST
+
+static int pauses;
+
+static void count_pause(void *arg)
+{
+    ck_assert_ptr_eq(arg, &pauses);
+    pauses++;
+}
+
+START_TEST(test_store_pause_hook_runs_in_add_and_delete)
+{
+    struct entry *removed;
+
+    store_destroy(&st);
+    store_init(&st, count_pause, &pauses);
+    pauses = 0;
+    ck_assert_int_eq(add(new_entry("a", "b", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(pauses, 1);
+    ck_assert_int_eq(add(new_entry("c", "d", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(pauses, 2);
+    ck_assert_int_eq(del("a", "b", &removed), 0);
+    ck_assert_int_eq(pauses, 3);
+    store_entry_free(removed);
+    ck_assert_ptr_nonnull(find("c", "d"));      /* finds never pause */
+    ck_assert_int_eq(pauses, 3);
+}
+END_TEST
+
+/* ---- limits ----------------------------------------------------------- */
+
+START_TEST(test_store_longest_names)
+{
+    char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
+
+    memset(first, 'f', ENTRY_NAME_MAX);
+    first[ENTRY_NAME_MAX] = '\0';
+    memset(last, 'l', ENTRY_NAME_MAX);
+    last[ENTRY_NAME_MAX] = '\0';
+    ck_assert_int_eq(add(new_entry(first, last, 150, "123-45-6789")), 0);
+    last[ENTRY_NAME_MAX - 1] = 'm';             /* differs in the last byte */
+    ck_assert_int_eq(add(new_entry(first, last, 0, "123-45-6789")), 0);
+    ck_assert_uint_eq(store_count_locked(&st), 2);
+    ck_assert_int_eq(find(first, last)->age, 0);
+}
+END_TEST
+
+/* Random adds and deletes from a fixed seed, checked against a table of
+ * which of N names are present, with every invariant checked each step. */
+START_TEST(test_store_random_against_reference)
+{
+    enum { N = 300, STEPS = 6000 };
+    static int present[N];
+    static int ages[N];
+    size_t count = 0;
+    char first[16], last[16];
+    unsigned seed = 12345;
+
+    for (int step = 0; step < STEPS; step++) {
+        int i = (int)(rand_r(&seed) % N);
+        snprintf(first, sizeof(first), "f%d", i % 17);
+        snprintf(last, sizeof(last), "L%d", i);
+        if (rand_r(&seed) % 3) {                /* add twice as often */
+            struct entry *e = new_entry(first, last, step % 151,
+                                        "123-45-6789");
+            int rc = add(e);
+            if (present[i]) {
+                ck_assert_int_eq(rc, -EEXIST);
+                store_entry_free(e);
+            } else {
+                ck_assert_int_eq(rc, 0);
+                present[i] = 1;
+                ages[i] = step % 151;
+                count++;
+            }
+        } else {
+            struct entry *removed = NULL;
+            int rc = del(first, last, &removed);
+            if (present[i]) {
+                ck_assert_int_eq(rc, 0);
+                ck_assert_ptr_nonnull(removed);
+                ck_assert_str_eq(removed->last, last);
+                ck_assert_int_eq(removed->age, ages[i]);
+                store_entry_free(removed);
+                present[i] = 0;
+                count--;
+            } else {
+                ck_assert_int_eq(rc, -ENOENT);
+            }
+        }
+        ck_assert_uint_eq(store_count_locked(&st), count);
+        const char *broken = store_check_locked(&st);
+        ck_assert_msg(broken == NULL, "step %d: %s", step, broken);
+    }
+    for (int i = 0; i < N; i++) {
+        snprintf(first, sizeof(first), "f%d", i % 17);
+        snprintf(last, sizeof(last), "L%d", i);
+        const struct entry *e = find(first, last);
+        ck_assert_int_eq(e != NULL, present[i]);
+        if (e)
+            ck_assert_int_eq(e->age, ages[i]);
+    }
+}
+END_TEST
+
+/* Ascending inserts then deleting every other one: the worst shape for an
+ * unbalanced tree, still within the checker's depth bound here. */
+START_TEST(test_store_sorted_inserts_stay_balanced)
+{
+    enum { N = 5000 };
+    char last[16];
+    struct entry *removed;
+
+    for (int i = 0; i < N; i++) {
+        snprintf(last, sizeof(last), "L%06d", i);
+        ck_assert_int_eq(add(new_entry("x", last, 1, "123-45-6789")), 0);
+    }
+    ck_assert_ptr_null(store_check_locked(&st));
+    for (int i = 0; i < N; i += 2) {
+        snprintf(last, sizeof(last), "L%06d", i);
+        ck_assert_int_eq(del("x", last, &removed), 0);
+        store_entry_free(removed);
+    }
+    ck_assert_uint_eq(store_count_locked(&st), N / 2);
+    ck_assert_ptr_null(store_check_locked(&st));
+}
+END_TEST
+
+static Suite *store_suite(void)
+{
+    Suite *s = suite_create("store");
+    TCase *core = tcase_create("core");
+    TCase *errors = tcase_create("errors");
+    TCase *limits = tcase_create("limits");
+
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_checked_fixture(errors, setup, teardown);
+    tcase_add_checked_fixture(limits, setup, teardown);
+
+    tcase_add_test(core, test_store_empty);
+    tcase_add_test(core, test_store_add_then_find);
+    tcase_add_test(core, test_store_delete_returns_entry);
+    tcase_add_test(core, test_store_foreach_tree_order);
+    tcase_add_test(core, test_store_foreach_stops_early);
+    tcase_add_test(core, test_store_entry_new_zeroed);
+    tcase_add_test(core, test_store_pause_hook_runs_in_add_and_delete);
+
+    tcase_add_test(errors, test_store_add_duplicate);
+    tcase_add_test(errors, test_store_delete_missing);
+    tcase_add_test(errors, test_store_check_reports_corruption);
+
+    tcase_add_test(limits, test_store_longest_names);
+    tcase_add_test(limits, test_store_random_against_reference);
+    tcase_add_test(limits, test_store_sorted_inserts_stay_balanced);
+
+    suite_add_tcase(s, core);
+    suite_add_tcase(s, errors);
+    suite_add_tcase(s, limits);
+    return s;
+}
+
+SUITE_REGISTER(store_suite)

@@ -1,0 +1,256 @@
+# tests/lib/common.sh -- helpers shared by the integration scripts
+# (tests/test-server-*.sh). Sourced, never run. Plain bash: the TCP side uses
+# bash's /dev/tcp and coreutils' timeout, so nothing beyond a fresh Debian
+# install is needed (no nc, no python).
+#
+#   ok/not_ok/check/expect_*    one "ok - ..." or "not ok - ..." line each
+#   start_server MODE [ARGS]    ssnserver-MODE -p 0; sets SRV_PID, SRV_PORT
+#   stop_server PID [SIG]       signal, wait (bounded); sets STOP_RC
+#   converse PORT REQ OUT       one connection: send file REQ, save replies
+#   open_conn/send_line/read_line/close_conn   a connection in this shell
+#   model_*                     the expected store, kept in bash
+#   finish                      the count line; exit status = failures
+#
+# Only servers started here are ever signalled, by PID; an EXIT trap stops
+# any still running and removes the scratch directory.
+
+set -u
+export LC_ALL=C                 # bytewise sort, printf widths in bytes
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+
+BIN=${BIN:-bin}
+TESTS_PASSED=0
+TESTS_FAILED=0
+SERVER_PIDS=()
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ssntest.XXXXXX") || exit 1
+
+HEAD_LINE=$(printf '_%.0s' {1..50})
+TAIL_LINE=$(printf -- '-%.0s' {1..50})
+SHA_EMPTY=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
+
+cleanup() {
+    local pid
+    for pid in "${SERVER_PIDS[@]}"; do
+        if proc_running "$pid"; then
+            kill -TERM "$pid" 2>/dev/null
+        fi
+    done
+    for pid in "${SERVER_PIDS[@]}"; do
+        wait_gone "$pid" 2 || kill -KILL "$pid" 2>/dev/null
+    done
+    rm -rf "$TEST_TMP"
+}
+trap cleanup EXIT
+
+# ---- reporting ---------------------------------------------------------
+
+ok() {
+    TESTS_PASSED=$((TESTS_PASSED + 1))
+    echo "ok - $*"
+}
+
+not_ok() {
+    TESTS_FAILED=$((TESTS_FAILED + 1))
+    echo "not ok - $*"
+}
+
+# check DESC CMD...: ok when CMD succeeds.
+check() {
+    local desc=$1
+    shift
+    if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# expect_eq DESC GOT WANT
+expect_eq() {
+    if [[ "$2" == "$3" ]]; then
+        ok "$1"
+    else
+        not_ok "$1"
+        printf '#   got:  %q\n#   want: %q\n' "$2" "$3"
+    fi
+}
+
+# expect_file DESC GOT_FILE WANT_FILE: byte-for-byte equal.
+expect_file() {
+    if cmp -s "$2" "$3"; then
+        ok "$1"
+    else
+        not_ok "$1"
+        diff <(cat -A "$3") <(cat -A "$2") 2>&1 | head -n 12 | sed 's/^/#   /'
+    fi
+}
+
+# expect_match DESC STRING ERE
+expect_match() {
+    if [[ "$2" =~ $3 ]]; then
+        ok "$1"
+    else
+        not_ok "$1"
+        printf '#   %q does not match /%s/\n' "$2" "$3"
+    fi
+}
+
+finish() {
+    echo "# $TESTS_PASSED passed, $TESTS_FAILED failed"
+    [[ $TESTS_FAILED -eq 0 ]]
+    exit $?
+}
+
+# Seconds since the epoch with microseconds, and a difference in ms.
+now() { echo "${EPOCHREALTIME/[.,]/}"; }
+elapsed_ms() { echo $(( ($(now) - $1) / 1000 )); }
+
+# ---- processes ---------------------------------------------------------
+
+# 0 while pid runs (a zombie does not count: it has exited).
+proc_running() {
+    local state
+    [[ -r /proc/$1/stat ]] || return 1
+    read -r _ _ state _ <"/proc/$1/stat" 2>/dev/null || return 1
+    [[ $state != Z ]]
+}
+
+# wait_gone PID SECONDS: 0 when pid exited within SECONDS.
+wait_gone() {
+    local deadline=$(( $(now) + ${2%.*} * 1000000 ))
+    while proc_running "$1"; do
+        [[ $(now) -lt $deadline ]] || return 1
+        sleep 0.02
+    done
+    return 0
+}
+
+# start_server MODE [ARGS...]: starts bin/ssnserver-MODE -p 0 ARGS, waits
+# up to 5 s for "listening on 127.0.0.1:PORT" and sets SRV_PID, SRV_PORT,
+# SRV_OUT and SRV_ERR. Returns 1 (with a not-ok line) when it never listens.
+start_server() {
+    local mode=$1 n=${#SERVER_PIDS[@]} line=""
+    shift
+    SRV_OUT=$TEST_TMP/server$n.out
+    SRV_ERR=$TEST_TMP/server$n.err
+    SRV_PORT=""
+    "$BIN/ssnserver-$mode" -p 0 "$@" >"$SRV_OUT" 2>"$SRV_ERR" </dev/null &
+    SRV_PID=$!
+    SERVER_PIDS+=("$SRV_PID")
+    local deadline=$(( $(now) + 5000000 ))
+    while [[ $(now) -lt $deadline ]]; do
+        IFS= read -r line <"$SRV_OUT" || line=""
+        if [[ $line =~ ^listening\ on\ 127\.0\.0\.1:([0-9]+)$ ]]; then
+            SRV_PORT=${BASH_REMATCH[1]}
+            return 0
+        fi
+        proc_running "$SRV_PID" || break
+        sleep 0.02
+    done
+    not_ok "$mode: server starts and prints its port (first line: '$line')"
+    sed 's/^/#   stderr: /' "$SRV_ERR" | head -n 5
+    return 1
+}
+
+# stop_server PID [SIGNAL]: sends SIGNAL (TERM), waits up to 3 s and reaps
+# it. STOP_RC is its exit status, or "timeout" (it is then killed).
+stop_server() {
+    local pid=$1 sig=${2:-TERM}
+    kill "-$sig" "$pid" 2>/dev/null
+    if wait_gone "$pid" 3; then
+        wait "$pid" 2>/dev/null
+        STOP_RC=$?
+    else
+        kill -KILL "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        STOP_RC=timeout
+    fi
+}
+
+# ---- talking TCP -------------------------------------------------------
+
+# converse PORT REQ_FILE OUT_FILE [TIMEOUT]: one connection that writes all
+# of REQ_FILE (one write for anything cat can read at once) while a reader
+# saves every reply byte until the server closes. Returns 0, or 124 when
+# the server did not close within TIMEOUT (5) seconds.
+converse() {
+    timeout "${4:-5}" bash -c '
+        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
+        cat <&3 >"$3" &
+        cat "$2" >&3 2>/dev/null
+        wait $!' _ "$1" "$2" "$3" 2>/dev/null
+}
+
+# converse_str PORT TEXT OUT_FILE [TIMEOUT]: converse with printf-ed TEXT
+# (escapes such as \n and \t are expanded).
+converse_str() {
+    local req
+    req=$(mktemp "$TEST_TMP/req.XXXXXX")
+    printf "$2" >"$req"
+    converse "$1" "$req" "$3" "${4:-5}"
+}
+
+# open_conn PORT: a connection in this shell; sets CONN (the fd).
+open_conn() {
+    exec {CONN}<>"/dev/tcp/127.0.0.1/$1"
+}
+
+send_line() {
+    printf '%s\n' "$2" >&"$1"
+}
+
+# read_line FD TIMEOUT: one reply line into LINE; 1 on time-out or EOF.
+read_line() {
+    LINE=""
+    IFS= read -r -t "$2" -u "$1" LINE
+}
+
+close_conn() {
+    eval "exec $1>&-" 2>/dev/null
+}
+
+# ---- the expected store ------------------------------------------------
+
+declare -A MODEL=()             # "last first" -> "age ssn"
+
+model_reset() { MODEL=(); }
+
+# model_add FIRST LAST AGE SSN: 1 when the name is already there.
+model_add() {
+    [[ -z ${MODEL["$2 $1"]+x} ]] || return 1
+    MODEL["$2 $1"]="$((10#$3)) $4"
+}
+
+model_delete() {
+    [[ -n ${MODEL["$2 $1"]+x} ]] || return 1
+    unset 'MODEL["$2 $1"]'
+}
+
+model_count() { echo "${#MODEL[@]}"; }
+
+# The canonical dump: "last first age ssn\n" in tree order. Names hold no
+# byte <= ' ', so sorting whole lines bytewise orders by last, then first.
+model_dump() {
+    local k
+    for k in "${!MODEL[@]}"; do
+        printf '%s %s\n' "$k" "${MODEL[$k]}"
+    done | sort
+}
+
+model_digest() {
+    local d
+    d=$(model_dump | sha256sum)
+    echo "${d%% *}"
+}
+
+# PRINT's whole reply.
+model_print() {
+    local last first age ssn
+    echo "$HEAD_LINE"
+    model_dump | while read -r last first age ssn; do
+        printf '%-30s -- %11s %4d\n' "$last, $first" "$ssn" "$age"
+    done
+    echo "$TAIL_LINE"
+}
+
+# FIND's reply line for one entry.
+print_line() {     # FIRST LAST AGE SSN
+    printf '%-30s -- %11s %4d\n' "$2, $1" "$4" "$((10#$3))"
+}

@@ -1,0 +1,151 @@
+#!/bin/bash
+# test-bench-smoke.sh -- make check's quick run of the issue-5 benchmarks
+# (tools/bench-hash, bench-log, bench-wakeup) at smoke sizes. It asserts real
+# results, not just exit codes: the cross-variant digest check passes (and a
+# deliberately corrupted run fails it), every JSON document parses and holds
+# the expected rows, each table has its rows, bench-log wrote exactly the lines
+# asked for and cleaned up, and bench-wakeup reports how many threads it used.
+# Exits 0 when all pass, 1 otherwise. Takes a few seconds.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+BIN=${BIN:-bin}
+fails=0
+tmp=$(mktemp -d /tmp/bench-smoke.XXXXXX) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+ok()   { echo "ok   $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+# check DESCRIPTION COMMAND...: passes when COMMAND exits 0.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+has()  { grep -Eq -- "$2" "$1"; }
+
+for t in bench-hash bench-log bench-wakeup; do
+    if [ ! -x "$BIN/$t" ]; then
+        make --no-print-directory -s "$BIN/$t" >/dev/null || { fail "build $t"; continue; }
+    fi
+    check "$t --help exits 0 and prints usage" \
+        bash -c "'$BIN/$t' --help | grep -q '^usage: $t'"
+    check "$t rejects a bad option" bash -c "! '$BIN/$t' --no-such-option 2>/dev/null"
+done
+
+# ---- bench-hash ----------------------------------------------------------
+out=$tmp/hash.txt
+if "$BIN/bench-hash" --count 20000 --threads 1,2,3 --repeat 2 >"$out" 2>&1; then
+    ok "bench-hash table run exits 0"
+else
+    fail "bench-hash table run exits 0"; cat "$out"
+fi
+for v in locked newctx perthread oneshot oneshot-fetched; do
+    check "bench-hash table has row $v" \
+        has "$out" "^$v +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$"
+done
+check "bench-hash reports identical digests" has "$out" '^digests: identical'
+
+"$BIN/bench-hash" --count 5000 --threads 1,4 --repeat 1 --json >"$tmp/hash.json" 2>&1
+check "bench-hash JSON parses with 5 variants x 2 thread counts, digest ok" \
+    python3 - "$tmp/hash.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["results"]
+assert d["digest_ok"] is True and len(d["combined_sha256"]) == 64
+assert len(r) == 10, len(r)
+assert {x["threads"] for x in r} == {1, 4}
+assert all(x["hashes_per_s"] > 0 and len(x["runs_s"]) == 1 for x in r)
+EOF
+
+if "$BIN/bench-hash" --count 5000 --threads 2 --repeat 1 --corrupt perthread \
+        >"$tmp/corrupt.txt" 2>&1; then
+    fail "bench-hash fails when one variant's digests differ"
+else
+    check "bench-hash fails when one variant's digests differ" \
+        has "$tmp/corrupt.txt" 'DIGEST MISMATCH: perthread'
+fi
+
+# ---- bench-log -----------------------------------------------------------
+out=$tmp/log.txt
+mkdir "$tmp/logdir"
+if "$BIN/bench-log" --lines 20000 --slow-lines 300 --threads 1,3 --repeat 1 \
+        --dir "$tmp/logdir" >"$out" 2>&1; then
+    ok "bench-log table run exits 0"
+else
+    fail "bench-log table run exits 0"; cat "$out"
+fi
+for row in '\(a\) direct.* 1 +20000 ' '\(b\) .* 3 +20000 ' \
+           '\(c\) .*per line +300\* ' '\(d\) .*per line +300\* ' \
+           '\(e\) .* 3 +20000 .* 20001$' '\(f\) .* 3 +20000 '; do
+    check "bench-log table has row /$row/" has "$out" "$row"
+done
+check "bench-log removed its file from --dir" \
+    test -z "$(ls -A "$tmp/logdir")"
+
+"$BIN/bench-log" --lines 5000 --slow-lines 200 --threads 2 --repeat 2 --json \
+    >"$tmp/log.json" 2>&1
+check "bench-log JSON parses, all six variants wrote their lines" \
+    python3 - "$tmp/log.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {x["variant"]: x for x in d["results"]}
+assert d["lines_ok"] is True
+assert set(r) == {"direct", "mutex", "thread-mutex", "thread-spin", "queue", "dbuf"}
+for v in ("direct", "mutex", "queue", "dbuf"):
+    assert r[v]["lines"] == 5000, v
+for v in ("thread-mutex", "thread-spin"):
+    assert r[v]["lines"] == 200, v
+assert r["queue"]["signals"] == 5001            # one per line, plus stop
+assert 1 <= r["dbuf"]["signals"] < 100          # one per buffer, not per line
+assert all(x["lines_per_s"] > 0 and len(x["runs_s"]) == 2 for x in r.values())
+EOF
+
+if "$BIN/bench-log" --lines 2000 --slow-lines 50 --threads 2 --repeat 1 \
+        --variants direct,dbuf --corrupt dbuf >"$tmp/logbad.txt" 2>&1; then
+    fail "bench-log fails when a variant's file has a torn line"
+else
+    check "bench-log fails when a variant's file has a torn line" \
+        has "$tmp/logbad.txt" 'dbuf: WRONG LINE COUNT'
+fi
+
+# ---- bench-wakeup --------------------------------------------------------
+out=$tmp/wakeup.txt
+if "$BIN/bench-wakeup" --threads 300 --repeat 3 >"$out" 2>&1; then
+    ok "bench-wakeup table run exits 0"
+else
+    fail "bench-wakeup table run exits 0"; cat "$out"
+fi
+check "bench-wakeup reports the threads it started" \
+    has "$out" '^threads: 300 started of 300 requested'
+for v in broadcast signal signal-shared-mutex; do
+    check "bench-wakeup table has row $v" \
+        has "$out" "^$v +300 +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+\.[0-9]+$"
+done
+
+"$BIN/bench-wakeup" --threads 100 --repeat 2 --variants broadcast,signal \
+    --json >"$tmp/wakeup.json" 2>&1
+check "bench-wakeup JSON parses and reports threads used" \
+    python3 - "$tmp/wakeup.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["threads_requested"] == 100 and d["threads_started"] == 100
+r = d["results"]
+assert [x["variant"] for x in r] == ["broadcast", "signal"]
+for x in r:
+    assert x["threads_started"] == 100 and len(x["last_awake_ms"]) == 2
+    # the last waiter cannot wake before the first one
+    assert x["median_last_awake_ms"] >= x["median_first_awake_ms"] >= 0
+EOF
+
+# Under a 200 MB address-space limit 5,000 threads with 64 KiB stacks cannot
+# all exist: the tool must fall back and report how many it really started.
+(ulimit -v 200000 && "$BIN/bench-wakeup" --threads 5000 --repeat 1 \
+    --variants signal --json) >"$tmp/fewer.json" 2>"$tmp/fewer.err"
+check "bench-wakeup falls back to fewer threads and reports the number" \
+    python3 - "$tmp/fewer.json" "$tmp/fewer.err" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["threads_started"]
+assert d["threads_requested"] == 5000 and 0 < n < 5000, n
+assert d["results"][0]["threads_started"] == n
+assert "fell back to %d threads" % n in open(sys.argv[2]).read()
+EOF
+
+[ "$fails" -eq 0 ] && echo "bench smoke: all passed" || echo "bench smoke: $fails failed"
+[ "$fails" -eq 0 ]

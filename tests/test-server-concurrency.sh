@@ -1,0 +1,192 @@
+#!/bin/bash
+# test-server-concurrency.sh -- many clients at once against the modes that
+# promise a consistent store (serial, coarse, fine, buffered):
+#   - 8 clients, each adding its own 200 names and deleting a third of them,
+#     all pipelined and concurrent, end with exactly the expected COUNT,
+#     DIGEST (computed here with sort and sha256sum) and CHECK OK;
+#   - clients that vanish in the middle of a 5,000-entry PRINT do not hurt
+#     the server: it keeps running and other clients are served;
+#   - with --max-clients 2 the third concurrent client is refused with
+#     "Error: too many connections" (fine and buffered: in serial mode the
+#     second client waits in the backlog, in coarse mode behind the lock).
+# nolock is left out on purpose: it is racy by design.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+MODES=(serial coarse fine buffered)
+CLIENTS=8
+PER_CLIENT=200
+BIG=5000
+
+# ---- the request files, made once and used for every mode -------------
+
+# Client c adds "c<c>n<i> L<k>" for i < PER_CLIENT, then deletes every
+# third; last names are shared between clients so their entries interleave
+# in the tree, first names keep them disjoint.
+make_client_files() {
+    local c i first last age ssn
+    for ((c = 0; c < CLIENTS; c++)); do
+        local req=$TEST_TMP/client$c.req exp=$TEST_TMP/client$c.exp
+        {
+            for ((i = 0; i < PER_CLIENT; i++)); do
+                printf 'ADD c%dn%d L%d %d %03d-%02d-%04d\n' "$c" "$i" \
+                    $(( (i * 37 + c * 11) % 97 )) $(( (i + c) % 151 )) \
+                    "$c" $((i % 100)) "$i"
+            done
+            for ((i = 0; i < PER_CLIENT; i += 3)); do
+                printf 'DELETE c%dn%d L%d\n' "$c" "$i" \
+                    $(( (i * 37 + c * 11) % 97 ))
+            done
+            echo DONE
+        } >"$req"
+        {
+            for ((i = 0; i < PER_CLIENT + (PER_CLIENT + 2) / 3; i++)); do
+                echo OK
+            done
+            echo Bye
+        } >"$exp"
+        for ((i = 0; i < PER_CLIENT; i++)); do
+            ((i % 3 == 0)) && continue
+            printf -v first 'c%dn%d' "$c" "$i"
+            printf -v last 'L%d' $(( (i * 37 + c * 11) % 97 ))
+            printf -v ssn '%03d-%02d-%04d' "$c" $((i % 100)) "$i"
+            model_add "$first" "$last" $(( (i + c) % 151 )) "$ssn"
+        done
+    done
+    EXPECT_COUNT=$(model_count)
+    EXPECT_DIGEST=$(model_digest)
+
+    # BIG more entries for the PRINT that clients walk away from.
+    for ((i = 0; i < BIG; i++)); do
+        printf 'ADD Big%d Filler%d %d 555-%02d-%04d\n' "$i" $((i % 50)) \
+            $((i % 151)) $((i % 100)) "$i"
+    done >"$TEST_TMP/big.req"
+    echo DONE >>"$TEST_TMP/big.req"
+}
+
+# ---- the checks --------------------------------------------------------
+
+# 8 pipelined clients at once; each must get only OKs, then the totals.
+case_disjoint_clients() {
+    local c pids=() rcs=() bad=0 out=$TEST_TMP/$MODE-final.out
+    for ((c = 0; c < CLIENTS; c++)); do
+        converse "$SRV_PORT" "$TEST_TMP/client$c.req" \
+            "$TEST_TMP/$MODE-client$c.out" 20 &
+        pids+=($!)
+    done
+    for c in "${!pids[@]}"; do
+        wait "${pids[$c]}"
+        rcs+=($?)
+    done
+    for ((c = 0; c < CLIENTS; c++)); do
+        if [[ ${rcs[$c]} -ne 0 ]] || \
+           ! cmp -s "$TEST_TMP/$MODE-client$c.out" "$TEST_TMP/client$c.exp"; then
+            bad=$((bad + 1))
+            echo "#   client $c: rc ${rcs[$c]}, $(grep -cv '^OK$' \
+                "$TEST_TMP/$MODE-client$c.out") lines not OK"
+        fi
+    done
+    expect_eq "$MODE: $CLIENTS concurrent clients each get every OK and Bye" \
+        "$bad" 0
+
+    converse_str "$SRV_PORT" 'COUNT\nDIGEST\nCHECK\nDONE\n' "$out"
+    expect_eq "$MODE: COUNT after concurrent clients" \
+        "$(sed -n 1p "$out")" "$EXPECT_COUNT"
+    expect_eq "$MODE: DIGEST after concurrent clients = sha256sum of sorted dump" \
+        "$(sed -n 2p "$out")" "$EXPECT_DIGEST"
+    expect_match "$MODE: CHECK after concurrent clients" \
+        "$(sed -n 3p "$out")" '^OK( |$)'
+}
+
+# Fill BIG entries, then clients that ask for PRINT and vanish: at once,
+# after reading one line, and while another client is being served.
+case_vanishing_print() {
+    local out=$TEST_TMP/$MODE-big.out i fd total=$((EXPECT_COUNT + BIG))
+
+    converse "$SRV_PORT" "$TEST_TMP/big.req" "$out" 20
+    expect_eq "$MODE: $BIG more entries added" \
+        "$(grep -c '^OK$' "$out")" "$BIG"
+
+    for ((i = 0; i < 3; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" || continue
+        printf 'PRINT\n' >&"$fd"
+        if ((i == 1)); then
+            IFS= read -r -t 5 -u "$fd" _          # the PRINT has begun
+        fi
+        eval "exec $fd>&-"
+    done
+    # One more that pipelines PRINTs and never reads at all.
+    exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" && {
+        printf 'PRINT\nPRINT\nPRINT\n' >&"$fd"
+        sleep 0.2
+        eval "exec $fd>&-"
+    }
+    check "$MODE: server survives clients vanishing mid-PRINT" \
+        proc_running "$SRV_PID"
+
+    converse_str "$SRV_PORT" 'COUNT\nCHECK\nPRINT\nDONE\n' "$out" 10
+    expect_eq "$MODE: next client served after the vanished ones (COUNT)" \
+        "$(sed -n 1p "$out")" "$total"
+    expect_match "$MODE: CHECK after vanished clients" \
+        "$(sed -n 2p "$out")" '^OK( |$)'
+    expect_eq "$MODE: a full PRINT still works (lines)" \
+        "$(wc -l <"$out")" $((total + 2 + 3))
+}
+
+case_max_clients() {
+    local a b c d got=""
+    start_server "$MODE" --max-clients 2 || return
+    open_conn "$SRV_PORT"; a=$CONN
+    open_conn "$SRV_PORT"; b=$CONN
+    send_line "$a" COUNT; read_line "$a" 3; got=$LINE
+    send_line "$b" COUNT; read_line "$b" 3; got="$got|$LINE"
+    expect_eq "$MODE --max-clients 2: two clients served" "$got" "0|0"
+
+    open_conn "$SRV_PORT"; c=$CONN
+    read_line "$c" 3
+    expect_eq "$MODE --max-clients 2: the third is refused" \
+        "$LINE" "Error: too many connections"
+    if read_line "$c" 3; then got="more: $LINE"; else got="closed"; fi
+    expect_eq "$MODE --max-clients 2: and its connection closed" "$got" closed
+    close_conn "$c"
+
+    send_line "$b" STATS
+    got=""
+    while read_line "$b" 3 && [[ $LINE != END ]]; do
+        [[ $LINE == connections_rejected\ * ]] && got=${LINE#* }
+    done
+    expect_eq "$MODE --max-clients 2: STATS counts the refusal" "$got" 1
+
+    # When one leaves (its close seen), a new client is served again.
+    send_line "$a" DONE
+    read_line "$a" 3
+    while read_line "$a" 3; do :; done          # until the server closes
+    close_conn "$a"
+    open_conn "$SRV_PORT"; d=$CONN
+    send_line "$d" COUNT
+    read_line "$d" 3
+    expect_eq "$MODE --max-clients 2: a client is served after one leaves" \
+        "$LINE" 0
+    close_conn "$d"
+    close_conn "$b"
+    stop_server "$SRV_PID"
+}
+
+t_all=$(now)
+make_client_files
+echo "# request files made in $(elapsed_ms "$t_all") ms"
+
+for MODE in "${MODES[@]}"; do
+    t0=$(now)
+    start_server "$MODE" || continue
+    case_disjoint_clients
+    case_vanishing_print
+    check "$MODE: server still running at the end" proc_running "$SRV_PID"
+    stop_server "$SRV_PID"
+    expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0
+    case "$MODE" in
+        fine|buffered) case_max_clients ;;
+    esac
+    echo "# $MODE: $(elapsed_ms "$t0") ms"
+done
+
+finish

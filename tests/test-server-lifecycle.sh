@@ -1,0 +1,323 @@
+#!/bin/bash
+# test-server-lifecycle.sh -- a server's life outside the protocol: --help
+# and --version for each mode, bad options (exit 2), -p 0 and the default
+# bind address, a busy port, SIGTERM and SIGINT with a client connected,
+# clients that vanish (SIGPIPE), --stdin --quiet, and serial mode serving a
+# second client only after the first has gone.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+MODES=(serial nolock coarse fine buffered)
+
+# ---- --help, --version, bad options -----------------------------------
+
+case_help_version() {
+    local m n=0 out rc
+    for m in "${MODES[@]}"; do
+        n=$((n + 1))
+        out=$(timeout 5 "$BIN/ssnserver-$m" --help 2>&1); rc=$?
+        expect_eq "$m --help exits 0" "$rc" 0
+        expect_match "$m --help names its lock mode" "$out" \
+            "lock mode: $m \\(ssnserver$n\\)"
+        expect_match "$m --help shows usage" "$out" '^usage: '
+        out=$(timeout 5 "$BIN/ssnserver-$m" --version 2>&1); rc=$?
+        expect_eq "$m --version exits 0" "$rc" 0
+        expect_match "$m --version names its lock mode" "$out" \
+            "^ssnserver [0-9][^ ]*, lock mode $m \\(ssnserver$n\\)$"
+        out=$(timeout 5 "$BIN/ssnserver$n" -V 2>&1)
+        expect_match "ssnserver$n -V is $m" "$out" "lock mode $m "
+    done
+    out=$(timeout 5 "$BIN/ssnserver-nolock" -h 2>&1)
+    expect_match "nolock --help says it is racy" "$out" \
+        '[Rr][Aa][Cc][Yy]|[Uu][Nn][Ss][Aa][Ff][Ee]'
+    out=$(timeout 5 "$BIN/ssnserver-fine" -h 2>&1)
+    if [[ $out =~ [Rr]acy ]]; then
+        not_ok "fine --help does not call itself racy"
+    else
+        ok "fine --help does not call itself racy"
+    fi
+}
+
+# bad_option DESC ARGS...: exit status 2, a message on stderr, nothing on
+# stdout (no "listening" line).
+bad_option() {
+    local desc=$1 rc
+    shift
+    timeout 5 "$BIN/ssnserver-fine" "$@" >"$TEST_TMP/bad.out" \
+        2>"$TEST_TMP/bad.err" </dev/null
+    rc=$?
+    if [[ $rc -eq 2 && -s $TEST_TMP/bad.err && ! -s $TEST_TMP/bad.out ]]; then
+        ok "bad option $desc: exit 2 with a message"
+    else
+        not_ok "bad option $desc: exit 2 with a message (rc $rc)"
+        head -n 2 "$TEST_TMP/bad.err" "$TEST_TMP/bad.out" | sed 's/^/#   /'
+    fi
+}
+
+case_bad_options() {
+    bad_option "--bogus" --bogus
+    bad_option "-x" -x
+    bad_option "-p 65536" -p 65536
+    bad_option "-p -1" -p -1
+    bad_option "-p abc" -p abc
+    bad_option "-p 12ab" -p 12ab
+    bad_option "-p (no value)" -p
+    bad_option "-m 0" -p 0 -m 0
+    bad_option "-m x" -p 0 -m x
+    bad_option "--log-level loud" -p 0 --log-level loud
+    bad_option "--race-window -5" -p 0 --race-window -5
+    bad_option "two ports" 0 1
+    bad_option "extra argument" -p 0 0 extra
+    local msg
+    msg=$(timeout 5 "$BIN/ssnserver-fine" -p abc 2>&1 >/dev/null)
+    expect_match "bad option message names the bad value" "$msg" "'abc'"
+    timeout 5 "$BIN/ssnserver-fine" -p 0 --log-file "$TEST_TMP/no/such/dir/log" \
+        >/dev/null 2>"$TEST_TMP/bad.err" </dev/null
+    local rc=$?
+    check "an unopenable --log-file: non-zero exit (rc $rc) with a message" \
+        test "$rc" -ne 0 -a "$rc" -ne 124 -a -s "$TEST_TMP/bad.err"
+}
+
+# ---- ports and addresses ----------------------------------------------
+
+case_ports() {
+    local line out port
+    start_server fine || return
+    port=$SRV_PORT
+    check "-p 0 prints a real port" test "$port" -gt 0 -a "$port" -le 65535
+    converse_str "$port" 'COUNT\nDONE\n' "$TEST_TMP/port.out"
+    expect_eq "the printed port answers" "$(tr '\n' ' ' <"$TEST_TMP/port.out")" \
+        "0 Bye "
+    expect_match "the first stdout line is 'listening on 127.0.0.1:PORT'" \
+        "$(head -n 1 "$SRV_OUT")" '^listening on 127\.0\.0\.1:[0-9]+$'
+
+    if command -v ss >/dev/null 2>&1; then
+        out=$(ss -Hltn "sport = :$port" 2>/dev/null)
+        expect_match "default bind is 127.0.0.1 (ss)" "$out" "127\\.0\\.0\\.1:$port"
+        if [[ $out =~ (0\.0\.0\.0|\*|\[::\]):$port ]]; then
+            not_ok "default bind is not a wildcard (ss)"
+        else
+            ok "default bind is not a wildcard (ss)"
+        fi
+    else
+        echo "# skip: ss not installed, default bind checked only by the start-up line"
+    fi
+
+    # A second server on the same port must fail at start-up, clearly.
+    timeout 5 "$BIN/ssnserver-fine" -p "$port" >"$TEST_TMP/busy.out" \
+        2>"$TEST_TMP/busy.err" </dev/null
+    local rc=$?
+    check "a busy port: non-zero exit (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+    check "a busy port: a message on stderr" test -s "$TEST_TMP/busy.err"
+    check "the first server still serves" proc_running "$SRV_PID"
+    stop_server "$SRV_PID"
+}
+
+# ---- signals -----------------------------------------------------------
+
+# stop_with MODE SIG: a client connected and idle, then SIG; the server
+# must exit 0 within 2 s and the client see its connection closed.
+stop_with() {
+    local mode=$1 sig=$2 t0 ms fd
+    start_server "$mode" || return
+    open_conn "$SRV_PORT"; fd=$CONN
+    send_line "$fd" COUNT
+    read_line "$fd" 3
+    if [[ $mode == serial ]]; then
+        # And one more waiting in the backlog, never accepted.
+        open_conn "$SRV_PORT"
+        send_line "$CONN" COUNT
+        local waiting=$CONN
+    fi
+    t0=$(now)
+    kill "-$sig" "$SRV_PID"
+    if wait_gone "$SRV_PID" 2; then
+        ms=$(elapsed_ms "$t0")
+        wait "$SRV_PID"
+        expect_eq "$mode: SIG$sig with an idle client: exit 0 within 2 s (${ms} ms)" \
+            "$?" 0
+    else
+        not_ok "$mode: SIG$sig with an idle client: exit 0 within 2 s"
+        stop_server "$SRV_PID" KILL
+    fi
+    if read_line "$fd" 2; then
+        not_ok "$mode: the idle client's connection is closed (got '$LINE')"
+    else
+        ok "$mode: the idle client's connection is closed"
+    fi
+    close_conn "$fd"
+    [[ $mode == serial ]] && close_conn "$waiting"
+}
+
+# stop_stuck MODE: a client asks for big PRINTs and never reads, so its
+# session blocks in send() (holding the store lock in fine and coarse
+# mode); SIGTERM must still end the server with exit 0 within 2 s.
+stop_stuck() {
+    local mode=$1 t0 ms fd i
+    start_server "$mode" || return
+    converse "$SRV_PORT" "$TEST_TMP/big.req" "$TEST_TMP/big.out" 10
+    exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+    for ((i = 0; i < 20; i++)); do echo PRINT; done >&"$fd"
+    sleep 0.3
+    t0=$(now)
+    kill -TERM "$SRV_PID"
+    if wait_gone "$SRV_PID" 2; then
+        ms=$(elapsed_ms "$t0")
+        wait "$SRV_PID"
+        expect_eq "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2 s (${ms} ms)" \
+            "$?" 0
+    else
+        not_ok "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2 s"
+        stop_server "$SRV_PID" KILL
+    fi
+    eval "exec $fd>&-"
+}
+
+case_signals() {
+    local m i
+    for m in "${MODES[@]}"; do
+        stop_with "$m" TERM
+        stop_with "$m" INT
+    done
+    for ((i = 0; i < 5000; i++)); do
+        printf 'ADD s%d Stuck%d 1 123-45-6789\n' "$i" $((i % 10))
+    done >"$TEST_TMP/big.req"
+    echo DONE >>"$TEST_TMP/big.req"
+    stop_stuck fine
+    stop_stuck buffered
+}
+
+# ---- the log -----------------------------------------------------------
+
+case_log_file() {
+    local log=$TEST_TMP/server.log out=$TEST_TMP/log.out
+    start_server fine --log-level debug --log-file "$log" || return
+    converse_str "$SRV_PORT" 'ADD Log Person 42 987-65-4321\nFIND Log Person\nPRINT\nDIGEST\nDELETE Log Person\nDONE\n' "$out"
+    expect_eq "with --log-file: the session works" "$(sed -n 1p "$out")" OK
+    stop_server "$SRV_PID"
+    expect_eq "with --log-file: exit 0" "$STOP_RC" 0
+    check "--log-file receives the log" test -s "$log"
+    if grep -q '987-65-4321' "$log" "$SRV_ERR" "$SRV_OUT"; then
+        not_ok "SSNs never reach the log (debug level)"
+    else
+        ok "SSNs never reach the log (debug level)"
+    fi
+    expect_eq "stdout holds only the listening line" "$(wc -l <"$SRV_OUT")" 1
+}
+
+# ---- SIGPIPE: clients that leave without reading -----------------------
+
+case_sigpipe() {
+    local i fd req=$TEST_TMP/fill.req out=$TEST_TMP/fill.out
+    start_server fine || return
+    for ((i = 0; i < 3000; i++)); do
+        printf 'ADD p%d Pipe%d 1 123-45-6789\n' "$i" $((i % 10))
+    done >"$req"
+    echo DONE >>"$req"
+    converse "$SRV_PORT" "$req" "$out" 10
+    for ((i = 0; i < 4; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" || continue
+        printf 'PRINT\nPRINT\n' >&"$fd"
+        ((i % 2)) && IFS= read -r -t 3 -u "$fd" _
+        eval "exec $fd>&-"
+    done
+    # Replies to a thousand requests nobody reads.
+    exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" && {
+        for ((i = 0; i < 1000; i++)); do echo HELP; done >&"$fd"
+        eval "exec $fd>&-"
+    }
+    sleep 0.3
+    check "the server survives clients that vanish (SIGPIPE)" \
+        proc_running "$SRV_PID"
+    converse_str "$SRV_PORT" 'COUNT\nDONE\n' "$out"
+    expect_eq "the server still answers after SIGPIPE-prone clients" \
+        "$(tr '\n' ' ' <"$out")" "3000 Bye "
+    stop_server "$SRV_PID"
+    expect_eq "and still stops cleanly (exit 0)" "$STOP_RC" 0
+}
+
+# ---- --stdin -----------------------------------------------------------
+
+case_stdin() {
+    local out rc want
+    want=$(printf '%s\n%-30s -- %11s %4d\n%s' "$HEAD_LINE" "b, a" \
+        123-45-6789 1 "$TAIL_LINE")
+    out=$(printf 'ADD a b 1 123-45-6789\nPRINT\nDONE\n' |
+          timeout 5 "$BIN/ssnserver" --stdin --quiet 2>"$TEST_TMP/stdin.err")
+    rc=$?
+    expect_eq "--stdin --quiet prints just the PRINT block" "$out" "$want"
+    expect_eq "--stdin --quiet exits 0" "$rc" 0
+    check "--stdin --quiet writes nothing on stderr" \
+        test ! -s "$TEST_TMP/stdin.err"
+
+    out=$(printf 'ADD a b 1 123-45-6789\nADD a b 1 123-45-6789\nCOUNT\nDONE\n' |
+          timeout 5 "$BIN/ssnserver-serial" --stdin 2>/dev/null)
+    expect_eq "--stdin without --quiet says OK and Bye" "$out" \
+        $'OK\nError: a b already exists\n1\nBye'
+
+    out=$(printf 'ADD a b 1 123-45-6789\nCOUNT' |
+          timeout 5 "$BIN/ssnserver-fine" --stdin --quiet 2>/dev/null)
+    rc=$?
+    expect_eq "--stdin: end of input without DONE exits 0" "$rc" 0
+    expect_eq "--stdin: a last line without newline is not a request" "$out" ""
+}
+
+# ---- serial: one client at a time -------------------------------------
+
+case_serial_one_at_a_time() {
+    local a b got
+    start_server serial || return
+    open_conn "$SRV_PORT"; a=$CONN
+    send_line "$a" COUNT
+    read_line "$a" 3
+    expect_eq "serial: client 1 is served" "$LINE" 0
+
+    open_conn "$SRV_PORT"; b=$CONN
+    send_line "$b" COUNT
+    if read_line "$b" 0.5; then
+        not_ok "serial: client 2 waits while client 1 is connected (got '$LINE')"
+    else
+        ok "serial: client 2 waits while client 1 is connected"
+    fi
+    send_line "$a" "ADD x y 2 123-45-6789"
+    read_line "$a" 3
+    expect_eq "serial: client 1 still served meanwhile" "$LINE" OK
+    send_line "$a" DONE
+    read_line "$a" 3
+    expect_eq "serial: client 1 says DONE" "$LINE" Bye
+    close_conn "$a"
+    read_line "$b" 3; got=$LINE
+    expect_eq "serial: client 2 answered once client 1 has gone" "$got" 1
+    send_line "$b" DONE
+    read_line "$b" 3
+    close_conn "$b"
+    stop_server "$SRV_PID"
+}
+
+# The same situation in fine mode: client 2 is answered at once.
+case_fine_concurrent() {
+    local a b
+    start_server fine || return
+    open_conn "$SRV_PORT"; a=$CONN
+    send_line "$a" COUNT
+    read_line "$a" 3
+    open_conn "$SRV_PORT"; b=$CONN
+    send_line "$b" COUNT
+    if read_line "$b" 2; then
+        expect_eq "fine: client 2 answered while client 1 is connected" "$LINE" 0
+    else
+        not_ok "fine: client 2 answered while client 1 is connected"
+    fi
+    close_conn "$a"
+    close_conn "$b"
+    stop_server "$SRV_PID"
+}
+
+for c in case_help_version case_bad_options case_ports case_signals \
+         case_log_file case_sigpipe case_stdin case_serial_one_at_a_time \
+         case_fine_concurrent; do
+    t0=$(now)
+    $c
+    echo "# $c: $(elapsed_ms "$t0") ms"
+done
+
+finish

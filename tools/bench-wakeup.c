@@ -1,0 +1,365 @@
+/* bench-wakeup.c -- one pthread_cond_broadcast versus one pthread_cond_signal
+ * per waiter (issue 5, docs/LESSONS.md). Starts --threads waiters (default
+ * 5,000, 64 KiB stacks; fewer if the system refuses, and says so), parks them
+ * all on condition variables, wakes them all, and reports the time from the
+ * first signal to the last waiter awake. Variants:
+ *   broadcast            one shared mutex + condition, one broadcast
+ *   signal               each waiter has its own mutex + condition; main
+ *                        signals each one (how the journal's group commit
+ *                        would wake its waiters)
+ *   signal-shared-mutex  own condition per waiter but one shared mutex
+ *                        (separates "one signal each" from "one mutex for all")
+ *
+ * Measuring it correctly:
+ *  - a waiter bumps nready while holding its wait mutex and keeps holding it
+ *    until pthread_cond_wait releases it, so once nready equals the number
+ *    started, main taking each wait mutex once proves every waiter is inside
+ *    pthread_cond_wait before the clock starts;
+ *  - the wait is on a predicate (the round number, guarded by the wait mutex),
+ *    so a spurious wake-up goes back to sleep and is never counted;
+ *  - each woken waiter reads CLOCK_MONOTONIC itself; the result is the latest
+ *    of those minus the time main began waking. A round is not over until
+ *    every waiter has reported (all_woken), and the waiters then park on a
+ *    semaphore that costs nothing while later waiters are still waking.
+ * One warm-up round is run and discarded; the median of --repeat rounds is
+ * reported.
+ */
+#include "bench-util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_WAITERS 5000        /* threads asked for */
+#define DEFAULT_REPEAT  5           /* timed rounds; the median is reported */
+#define WAITER_STACK    (64 << 10)  /* small, so thousands of threads fit */
+#define MAX_WAITERS     100000      /* most --threads accepted */
+
+enum { V_BROADCAST, V_SIGNAL, V_SIGNAL_SHARED_MU, NVAR };
+
+static const char *const variant_names[NVAR] = {
+    "broadcast", "signal", "signal-shared-mutex",
+};
+
+struct waiter {
+    pthread_mutex_t *mu;        /* the wait mutex: shared_mu or own_mu */
+    pthread_cond_t *cv;         /* shared_cv or own_cv */
+    unsigned *gen;              /* round this waiter may run; guarded by *mu */
+    pthread_mutex_t own_mu;
+    pthread_cond_t own_cv;
+    unsigned own_gen;
+    struct timespec woke;       /* set by the waiter before it reports */
+    pthread_t tid;
+} __attribute__((aligned(64)));  /* one cache line each: no false sharing */
+
+/* The shared wait mutex; it guards shared_gen (broadcast) and, in
+ * signal-shared-mutex, every waiter's own_gen. */
+static pthread_mutex_t shared_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t shared_cv = PTHREAD_COND_INITIALIZER;
+static unsigned shared_gen;
+
+/* nready: waiters parked for the current round; ready_target: how many to
+ * expect (INT_MAX until main knows). Both guarded by ready_mu. */
+static pthread_mutex_t ready_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t ready_cv = PTHREAD_COND_INITIALIZER;
+static int nready, ready_target = INT_MAX;
+
+static atomic_int nstarted;     /* threads created for this variant */
+static atomic_int nwoken;       /* waiters awake this round */
+static atomic_bool stopping;    /* read by waiters after each release */
+static sem_t all_woken;         /* posted by the last waiter to wake */
+static sem_t release;           /* one post per waiter ends a round */
+
+static void *waiter_main(void *arg)
+{
+    struct waiter *w = arg;
+
+    for (unsigned round = 1;; round++) {
+        pthread_mutex_lock(w->mu);
+        pthread_mutex_lock(&ready_mu);
+        if (++nready == ready_target)
+            pthread_cond_signal(&ready_cv);
+        pthread_mutex_unlock(&ready_mu);
+        while (*w->gen < round)             /* spurious wake-ups sleep again */
+            pthread_cond_wait(w->cv, w->mu);
+        clock_gettime(CLOCK_MONOTONIC, &w->woke);
+        pthread_mutex_unlock(w->mu);
+        if (atomic_fetch_add(&nwoken, 1) + 1 == atomic_load(&nstarted))
+            sem_post(&all_woken);
+        while (sem_wait(&release) != 0 && errno == EINTR)
+            ;
+        if (atomic_load(&stopping))
+            return NULL;
+    }
+}
+
+/* Seconds of one round: [0] last awake, [1] first awake, [2] signalling loop,
+ * all measured from the moment main began waking. Returns 0, or -1 if a
+ * waiter woke before it was signalled (a broken predicate). */
+static int run_round(int variant, struct waiter *w, int n, unsigned round,
+                     double out[3])
+{
+    struct timespec ts;
+    double t0, first = 0, last = 0;
+
+    pthread_mutex_lock(&ready_mu);
+    ready_target = n;
+    while (nready < n)
+        pthread_cond_wait(&ready_cv, &ready_mu);
+    pthread_mutex_unlock(&ready_mu);
+    /* Fence: each waiter held its wait mutex from nready++ until inside
+     * pthread_cond_wait, so getting each mutex once means all are waiting. */
+    if (variant == V_SIGNAL) {
+        for (int i = 0; i < n; i++) {
+            pthread_mutex_lock(w[i].mu);
+            pthread_mutex_unlock(w[i].mu);
+        }
+    } else {
+        pthread_mutex_lock(&shared_mu);
+        pthread_mutex_unlock(&shared_mu);
+    }
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    t0 = bench_ts_sec(&ts);
+    if (variant == V_BROADCAST) {
+        pthread_mutex_lock(&shared_mu);
+        shared_gen = round;
+        pthread_mutex_unlock(&shared_mu);
+        pthread_cond_broadcast(&shared_cv);
+    } else {
+        /* Signalling after the unlock is safe (the waiter rechecks its
+         * predicate under the mutex) and spares it waking into a held lock. */
+        for (int i = 0; i < n; i++) {
+            pthread_mutex_lock(w[i].mu);
+            *w[i].gen = round;
+            pthread_mutex_unlock(w[i].mu);
+            pthread_cond_signal(w[i].cv);
+        }
+    }
+    out[2] = bench_now() - t0;
+    while (sem_wait(&all_woken) != 0 && errno == EINTR)
+        ;
+    for (int i = 0; i < n; i++) {
+        double t = bench_ts_sec(&w[i].woke);
+
+        if (i == 0 || t < first)
+            first = t;
+        if (t > last)
+            last = t;
+    }
+    out[0] = last - t0;
+    out[1] = first - t0;
+    return first < t0 ? -1 : 0;
+}
+
+/* Starts up to `asked` waiters for one variant, runs 1 + repeat rounds and
+ * stops them. Fills res[r][3] for the timed rounds and returns the number of
+ * waiters started (0 on failure, after printing why). *why gets the
+ * pthread_create error that stopped the creation early, or 0. */
+static int run_variant(int variant, struct waiter *w, int asked, int repeat,
+                       double (*res)[3], int *why)
+{
+    pthread_attr_t attr;
+    int n = 0, rc = 0, status = 0;
+    double warm[3];
+
+    shared_gen = 0;
+    nready = 0;
+    ready_target = INT_MAX;
+    atomic_store(&nwoken, 0);
+    atomic_store(&stopping, false);
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, WAITER_STACK);
+    atomic_store(&nstarted, asked);     /* lowered below if creation fails */
+    for (n = 0; n < asked; n++) {
+        bool own_mu = variant == V_SIGNAL, own_cv = variant != V_BROADCAST;
+
+        pthread_mutex_init(&w[n].own_mu, NULL);
+        pthread_cond_init(&w[n].own_cv, NULL);
+        w[n].own_gen = 0;
+        w[n].mu = own_mu ? &w[n].own_mu : &shared_mu;
+        w[n].cv = own_cv ? &w[n].own_cv : &shared_cv;
+        w[n].gen = own_cv ? &w[n].own_gen : &shared_gen;
+        if ((rc = pthread_create(&w[n].tid, &attr, waiter_main, &w[n])) != 0)
+            break;
+    }
+    pthread_attr_destroy(&attr);
+    atomic_store(&nstarted, n);
+    *why = rc;
+    if (n == 0) {
+        fprintf(stderr, "bench-wakeup: pthread_create: %s\n", strerror(rc));
+        return 0;
+    }
+
+    for (int r = 0; r <= repeat && status == 0; r++) {
+        status = run_round(variant, w, n, (unsigned)r + 1, r ? res[r - 1] : warm);
+        pthread_mutex_lock(&ready_mu);
+        nready = 0;
+        pthread_mutex_unlock(&ready_mu);
+        atomic_store(&nwoken, 0);
+        if (r == repeat || status != 0)
+            atomic_store(&stopping, true);
+        for (int i = 0; i < n; i++)
+            sem_post(&release);
+    }
+    for (int i = 0; i < n; i++)
+        pthread_join(w[i].tid, NULL);
+    for (int i = 0; i < asked && i <= n; i++) {
+        pthread_mutex_destroy(&w[i].own_mu);
+        pthread_cond_destroy(&w[i].own_cv);
+    }
+    if (status != 0) {
+        fprintf(stderr, "bench-wakeup: %s: a waiter woke before the first "
+                "signal\n", variant_names[variant]);
+        return 0;
+    }
+    return n;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+        "usage: bench-wakeup [options]\n"
+        "  Parks N threads on condition variables and wakes them all; prints\n"
+        "  the time from the first signal to the last thread awake (median).\n"
+        "  -t, --threads N      waiters to start (default %d; fewer if the\n"
+        "                       system refuses, and the table says so)\n"
+        "  -r, --repeat R       timed rounds, median reported (default %d),\n"
+        "                       after one discarded warm-up round\n"
+        "  -V, --variants LIST  subset of: broadcast,signal,signal-shared-mutex\n"
+        "                       (default: all)\n"
+        "  -j, --json           print JSON instead of the table\n"
+        "  -h, --help           this text\n", DEFAULT_WAITERS, DEFAULT_REPEAT);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"threads", required_argument, NULL, 't'},
+        {"repeat", required_argument, NULL, 'r'},
+        {"variants", required_argument, NULL, 'V'},
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    unsigned long ul;
+    int asked = DEFAULT_WAITERS, repeat = DEFAULT_REPEAT, sel[NVAR], c;
+    bool json = false;
+
+    for (int v = 0; v < NVAR; v++)
+        sel[v] = 1;
+    while ((c = getopt_long(argc, argv, "t:r:V:jh", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            if (bench_parse_count(optarg, &ul) < 0 || ul > MAX_WAITERS)
+                goto bad;
+            asked = (int)ul;
+            break;
+        case 'r':
+            if (bench_parse_count(optarg, &ul) < 0 || ul > 1000)
+                goto bad;
+            repeat = (int)ul;
+            break;
+        case 'V':
+            if (bench_parse_names(optarg, variant_names, NVAR, sel) < 0)
+                goto bad;
+            break;
+        case 'j':
+            json = true;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            goto bad;
+        }
+    }
+    if (optind != argc)
+        goto bad;
+
+    struct waiter *w = aligned_alloc(64, sizeof *w * (size_t)asked);
+    double (*res)[NVAR][3] = calloc((size_t)repeat, sizeof *res);
+    double col[1000];
+    int started[NVAR] = {0}, why[NVAR] = {0}, fewest = asked;
+    if (w == NULL || res == NULL || sem_init(&all_woken, 0, 0) != 0 ||
+        sem_init(&release, 0, 0) != 0) {
+        fprintf(stderr, "bench-wakeup: out of memory for %d waiters\n", asked);
+        return 1;
+    }
+    for (int v = 0; v < NVAR; v++) {
+        double tmp[1000][3];
+
+        if (!sel[v])
+            continue;
+        started[v] = run_variant(v, w, asked, repeat, tmp, &why[v]);
+        if (started[v] == 0)
+            return 1;
+        for (int r = 0; r < repeat; r++)
+            memcpy(res[r][v], tmp[r], sizeof tmp[r]);
+        if (started[v] < fewest)
+            fewest = started[v];
+    }
+
+    if (json) {
+        printf("{\"tool\": \"bench-wakeup\", ");
+        bench_json_machine(stdout);
+        printf("\"threads_requested\": %d, \"threads_started\": %d, "
+               "\"stack_bytes\": %d, \"repeat\": %d, \"results\": [",
+               asked, fewest, WAITER_STACK, repeat);
+    } else {
+        bench_print_machine(stdout, "bench-wakeup");
+        printf("threads: %d started of %d requested (%d KiB stacks)\n",
+               fewest, asked, WAITER_STACK >> 10);
+        printf("# ms from the first signal; median of %d rounds after 1 "
+               "warm-up\n", repeat);
+        printf("%-20s %8s %12s %12s %12s\n", "variant", "threads",
+               "last awake", "first awake", "signalling");
+    }
+    bool first = true;
+    for (int v = 0; v < NVAR; v++) {
+        double med[3];
+
+        if (!sel[v])
+            continue;
+        for (int k = 0; k < 3; k++) {
+            for (int r = 0; r < repeat; r++)
+                col[r] = res[r][v][k] * 1e3;
+            if (json && k == 0) {
+                printf("%s{\"variant\": \"%s\", \"threads_started\": %d, "
+                       "\"last_awake_ms\": [", first ? "" : ", ",
+                       variant_names[v], started[v]);
+                for (int r = 0; r < repeat; r++)
+                    printf("%s%.4f", r ? ", " : "", col[r]);
+                printf("], ");
+            }
+            med[k] = bench_median(col, repeat);
+        }
+        if (json)
+            printf("\"median_last_awake_ms\": %.4f, \"median_first_awake_ms\": "
+                   "%.4f, \"median_signalling_ms\": %.4f}", med[0], med[1], med[2]);
+        else
+            printf("%-20s %8d %12.3f %12.3f %12.3f\n", variant_names[v],
+                   started[v], med[0], med[1], med[2]);
+        first = false;
+    }
+    if (json)
+        printf("]}\n");
+    for (int v = 0; v < NVAR; v++)
+        if (why[v] != 0)
+            fprintf(json ? stderr : stdout, "note: %s fell back to %d threads: "
+                    "pthread_create: %s\n", variant_names[v], started[v],
+                    strerror(why[v]));
+    free(res);
+    free(w);
+    return 0;
+
+bad:
+    usage(stderr);
+    return 2;
+}
