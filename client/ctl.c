@@ -13,7 +13,7 @@ int ctl_open(struct ctl *c, const char *host, const char *port,
 {
     memset(c, 0, sizeof(*c));
     c->timeout_ms = timeout_ms;
-    c->fd = net_connect(host, port, 0, timeout_ms, c->err, sizeof(c->err));
+    c->fd = net_connect(host, port, 0, 0, timeout_ms, c->err, sizeof(c->err));
     if (c->fd < 0)
         return c->fd;
     lr_init(&c->lr, c->fd, CTL_REPLY_MAX);

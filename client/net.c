@@ -27,7 +27,8 @@ int net_wait(int fd, short events, int timeout_ms)
 }
 
 /* One address: non-blocking connect, then wait for the handshake. */
-static int try_connect(const struct addrinfo *ai, int rcvbuf, int timeout_ms)
+static int try_connect(const struct addrinfo *ai, int rcvbuf, int mss,
+                       int timeout_ms)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK |
                     SOCK_CLOEXEC, ai->ai_protocol);
@@ -37,6 +38,9 @@ static int try_connect(const struct addrinfo *ai, int rcvbuf, int timeout_ms)
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     if (rcvbuf > 0 &&
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0)
+        goto err;
+    if (mss > 0 &&
+        setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, sizeof(mss)) < 0)
         goto err;
     if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
         return fd;
@@ -67,7 +71,7 @@ err:;
     return -e;
 }
 
-int net_connect(const char *host, const char *port, int rcvbuf,
+int net_connect(const char *host, const char *port, int rcvbuf, int mss,
                 int timeout_ms, char *err, size_t errlen)
 {
     struct addrinfo hints = {
@@ -84,7 +88,7 @@ int net_connect(const char *host, const char *port, int rcvbuf,
     }
     int fd = -ECONNREFUSED;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        fd = try_connect(ai, rcvbuf, timeout_ms);
+        fd = try_connect(ai, rcvbuf, mss, timeout_ms);
         if (fd >= 0)
             break;
     }

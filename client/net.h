@@ -14,9 +14,11 @@
 
 /* Resolves host:port and connects, trying each address, within timeout_ms.
  * rcvbuf > 0 sets SO_RCVBUF first (before the handshake, so the advertised
- * window is small too). Returns a non-blocking, close-on-exec socket with
+ * window is small too); mss > 0 sets TCP_MAXSEG, so the server's side sees
+ * the segment size of a real link instead of loopback's 64 KiB (which makes
+ * its kernel grow the send buffer to megabytes). Returns a non-blocking, close-on-exec socket with
  * TCP_NODELAY set, or -errno with a one-line reason in err. */
-int net_connect(const char *host, const char *port, int rcvbuf,
+int net_connect(const char *host, const char *port, int rcvbuf, int mss,
                 int timeout_ms, char *err, size_t errlen);
 
 /* Sends all len bytes (MSG_NOSIGNAL: a closed peer is -EPIPE, never

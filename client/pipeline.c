@@ -391,7 +391,8 @@ int pl_run(const struct pl_opts *o, struct pl_source *src,
                                    : PL_CONNECT_MS;
     if (conn_ms > PL_CONNECT_MS)
         conn_ms = PL_CONNECT_MS;
-    p->fd = net_connect(o->host, o->port, rcvbuf, conn_ms, r->what,
+    int mss = o->mss ? o->mss : o->rate ? PL_RATE_MSS : 0;
+    p->fd = net_connect(o->host, o->port, rcvbuf, mss, conn_ms, r->what,
                         sizeof(r->what));
     if (p->fd < 0) {
         r->fail = PL_ERR_CONNECT;

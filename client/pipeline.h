@@ -24,6 +24,7 @@
 #define PL_BATCH_BYTES  16384   /* requests gathered into one send */
 #define PL_REPLY_MAX    4096    /* longest reply line accepted */
 #define PL_RATE_RCVBUF  4096    /* SO_RCVBUF under --rate (kernel doubles it) */
+#define PL_RATE_MSS     1460    /* TCP_MAXSEG under --rate: Ethernet's */
 #define PL_CONNECT_MS   10000   /* connect time limit when no timeout is set */
 
 /* Where requests come from. next writes one request line, '\n' included,
@@ -64,6 +65,7 @@ struct pl_opts {
     FILE *echo;                 /* reply lines go here; NULL: nowhere */
     uint64_t rate;              /* receive at most this many bytes/s; 0: no limit */
     int rcvbuf;                 /* SO_RCVBUF; 0: PL_RATE_RCVBUF under rate */
+    int mss;                    /* TCP_MAXSEG; 0: PL_RATE_MSS under rate */
     double timeout_s;           /* whole session; 0: none */
     double hang_s;              /* fail after this long without a byte while
                                    replies are due; 0: never */

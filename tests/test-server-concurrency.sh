@@ -132,6 +132,23 @@ case_vanishing_print() {
         "$(wc -l <"$out")" $((total + 2 + 3))
 }
 
+# buffered: a client that asks for PRINTs and never reads blocks only its
+# own session (PRINT is written after unlocking); another client is served.
+case_stuck_reader() {
+    local fd i t0 got=""
+    exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" || return
+    for ((i = 0; i < 40; i++)); do echo PRINT; done >&"$fd"   # ~16 MB
+    sleep 0.3
+    t0=$(now)
+    open_conn "$SRV_PORT"
+    send_line "$CONN" COUNT
+    read_line "$CONN" 2 && got=$LINE
+    expect_eq "$MODE: a client not reading its PRINTs does not stall others ($(elapsed_ms "$t0") ms)" \
+        "$got" $((EXPECT_COUNT + BIG))
+    close_conn "$CONN"
+    eval "exec $fd>&-"
+}
+
 case_max_clients() {
     local a b c d got=""
     start_server "$MODE" --max-clients 2 || return
@@ -180,6 +197,7 @@ for MODE in "${MODES[@]}"; do
     start_server "$MODE" || continue
     case_disjoint_clients
     case_vanishing_print
+    [[ $MODE == buffered ]] && case_stuck_reader
     check "$MODE: server still running at the end" proc_running "$SRV_PID"
     stop_server "$SRV_PID"
     expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0

@@ -149,8 +149,9 @@ stop_with() {
 }
 
 # stop_stuck MODE: a client asks for big PRINTs and never reads, so its
-# session blocks in send() (holding the store lock in fine and coarse
-# mode); SIGTERM must still end the server with exit 0 within 2 s.
+# session blocks in send() (holding the store lock in fine mode) where
+# shutting the read side cannot reach it; main.c gives sessions 1.5 s, so
+# SIGTERM must end the server with exit 0 within 2.5 s.
 stop_stuck() {
     local mode=$1 t0 ms fd i
     start_server "$mode" || return
@@ -160,13 +161,13 @@ stop_stuck() {
     sleep 0.3
     t0=$(now)
     kill -TERM "$SRV_PID"
-    if wait_gone "$SRV_PID" 2; then
+    if wait_gone "$SRV_PID" 2.5; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"
-        expect_eq "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2 s (${ms} ms)" \
+        expect_eq "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2.5 s (${ms} ms)" \
             "$?" 0
     else
-        not_ok "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2 s"
+        not_ok "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2.5 s"
         stop_server "$SRV_PID" KILL
     fi
     eval "exec $fd>&-"

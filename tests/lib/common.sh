@@ -112,9 +112,12 @@ proc_running() {
     [[ $state != Z ]]
 }
 
-# wait_gone PID SECONDS: 0 when pid exited within SECONDS.
+# wait_gone PID SECONDS: 0 when pid exited within SECONDS (may be "2.5").
 wait_gone() {
-    local deadline=$(( $(now) + ${2%.*} * 1000000 ))
+    local s=${2%.*} f=0
+    [[ $2 == *.* ]] && f=${2#*.}
+    f=${f}000000
+    local deadline=$(( $(now) + s * 1000000 + 10#${f:0:6} ))
     while proc_running "$1"; do
         [[ $(now) -lt $deadline ]] || return 1
         sleep 0.02
