@@ -38,6 +38,8 @@ static void usage(FILE *f)
 "  --rate BYTES      read replies at most this fast (bytes per second, k/m\n"
 "                    suffixes) through a small receive buffer: a slow link\n"
 "  --rcvbuf BYTES    socket receive buffer (default %d under --rate)\n"
+"  --mss BYTES       TCP segment size to ask for (default %d under --rate:\n"
+"                    Ethernet's, not loopback's 64 KiB)\n"
 "  --shard K/N       generated stream: last names with index K mod N only\n"
 "  --mix A:D:P[:F]   generated stream: weights, default 5:5:1:0\n"
 "  --timeout SEC     give up after SEC seconds (default: never)\n"
@@ -47,7 +49,7 @@ static void usage(FILE *f)
 "  -V, --version     the version\n"
 "Exit status: 0 when every request was answered, 1 when the session\n"
 "failed (connect, reset, close, hang, time-out), 2 for bad arguments.\n",
-            PL_RATE_RCVBUF, INCLIENT_HANG_S);
+            PL_RATE_RCVBUF, PL_RATE_MSS, INCLIENT_HANG_S);
 }
 
 static int die_usage(const char *msg, const char *arg)
@@ -112,6 +114,7 @@ int main(int argc, char **argv)
         { "json", no_argument, NULL, 'J' },
         { "rate", required_argument, NULL, 'r' },
         { "rcvbuf", required_argument, NULL, 'b' },
+        { "mss", required_argument, NULL, 'M' },
         { "shard", required_argument, NULL, 's' },
         { "mix", required_argument, NULL, 'm' },
         { "timeout", required_argument, NULL, 't' },
@@ -138,6 +141,11 @@ int main(int argc, char **argv)
             if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
                 return die_usage("--rcvbuf wants a size in bytes", optarg);
             po.rcvbuf = (int)v;
+            break;
+        case 'M':
+            if (cli_parse_u64(optarg, 65535, &v) || v < 88)
+                return die_usage("--mss wants 88-65535 bytes", optarg);
+            po.mss = (int)v;
             break;
         case 's':
             if (cli_parse_shard(optarg, &go.shard_k, &go.shard_n))

@@ -36,6 +36,8 @@ static void usage(FILE *f)
 "\n"
 "  --rate BYTES      each client reads replies at most this fast (bytes/s)\n"
 "  --rcvbuf BYTES    each client's socket receive buffer\n"
+"  --mss BYTES       each client's TCP segment size (default 1460 under\n"
+"                    --rate)\n"
 "  --seed N          base seed (default 1)\n"
 "  --mix A:D:P[:F]   request weights (default 5:5:1:0)\n"
 "  --lastnames FILE  last-name list (default: the bundled one)\n"
@@ -275,6 +277,7 @@ static int parse_args(struct killit *k, int argc, char **argv)
     static const struct option longopts[] = {
         { "rate", required_argument, NULL, 'r' },
         { "rcvbuf", required_argument, NULL, 'b' },
+        { "mss", required_argument, NULL, 'M' },
         { "seed", required_argument, NULL, 's' },
         { "mix", required_argument, NULL, 'm' },
         { "lastnames", required_argument, NULL, 'L' },
@@ -301,6 +304,11 @@ static int parse_args(struct killit *k, int argc, char **argv)
             if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
                 return die_usage("--rcvbuf wants a size in bytes", optarg);
             k->rcvbuf = (int)v;
+            break;
+        case 'M':
+            if (cli_parse_u64(optarg, 65535, &v) || v < 88)
+                return die_usage("--mss wants 88-65535 bytes", optarg);
+            k->mss = (int)v;
             break;
         case 's':
             if (cli_parse_u64(optarg, UINT64_MAX - KI_MAX_CLIENTS, &k->seed))

@@ -38,7 +38,7 @@ struct killit {
     const char *host, *port;
     uint64_t nevents, seed, rate;
     unsigned nclients;
-    int rcvbuf;
+    int rcvbuf, mss;
     double timeout_s, hang_s;
     struct gen_mix mix;
     const char *lastnames, *json_path, *csv_path;

@@ -122,8 +122,9 @@ stop_with() {
     open_conn "$SRV_PORT"; fd=$CONN
     send_line "$fd" COUNT
     read_line "$fd" 3
-    if [[ $mode == serial ]]; then
-        # And one more waiting in the backlog, never accepted.
+    if [[ $mode == serial || $mode == coarse ]]; then
+        # And one more waiting: in the backlog (serial) or for the lock
+        # the first holds (coarse).
         open_conn "$SRV_PORT"
         send_line "$CONN" COUNT
         local waiting=$CONN
@@ -145,7 +146,9 @@ stop_with() {
         ok "$mode: the idle client's connection is closed"
     fi
     close_conn "$fd"
-    [[ $mode == serial ]] && close_conn "$waiting"
+    if [[ $mode == serial || $mode == coarse ]]; then
+        close_conn "$waiting"
+    fi
 }
 
 # stop_stuck MODE: a client asks for big PRINTs and never reads, so its
@@ -255,6 +258,17 @@ case_stdin() {
     expect_eq "--stdin without --quiet says OK and Bye" "$out" \
         $'OK\nError: a b already exists\n1\nBye'
 
+    # A reader that leaves early: EPIPE on stdout, not death by SIGPIPE.
+    local i
+    for ((i = 0; i < 3000; i++)); do
+        printf 'ADD f%d Last%d 1 123-45-6789\n' "$i" "$i"
+    done >"$TEST_TMP/stdin.req"
+    for ((i = 0; i < 20; i++)); do echo PRINT; done >>"$TEST_TMP/stdin.req"
+    timeout 5 "$BIN/ssnserver-fine" --stdin --quiet <"$TEST_TMP/stdin.req" \
+        2>/dev/null | head -n 1 >/dev/null
+    expect_eq "--stdin: stdout closed early: exit 0, no SIGPIPE death" \
+        "${PIPESTATUS[0]}" 0
+
     out=$(printf 'ADD a b 1 123-45-6789\nCOUNT' |
           timeout 5 "$BIN/ssnserver-fine" --stdin --quiet 2>/dev/null)
     rc=$?
@@ -262,36 +276,43 @@ case_stdin() {
     expect_eq "--stdin: a last line without newline is not a request" "$out" ""
 }
 
-# ---- serial: one client at a time -------------------------------------
+# ---- serial (and coarse): one client at a time ------------------------
 
-case_serial_one_at_a_time() {
-    local a b got
-    start_server serial || return
+# one_at_a_time MODE: serial keeps the second client in the backlog, coarse
+# behind the lock the first holds for its whole connection.
+one_at_a_time() {
+    local a b got mode=$1
+    start_server "$mode" || return
     open_conn "$SRV_PORT"; a=$CONN
     send_line "$a" COUNT
     read_line "$a" 3
-    expect_eq "serial: client 1 is served" "$LINE" 0
+    expect_eq "$mode: client 1 is served" "$LINE" 0
 
     open_conn "$SRV_PORT"; b=$CONN
     send_line "$b" COUNT
     if read_line "$b" 0.5; then
-        not_ok "serial: client 2 waits while client 1 is connected (got '$LINE')"
+        not_ok "$mode: client 2 waits while client 1 is connected (got '$LINE')"
     else
-        ok "serial: client 2 waits while client 1 is connected"
+        ok "$mode: client 2 waits while client 1 is connected"
     fi
     send_line "$a" "ADD x y 2 123-45-6789"
     read_line "$a" 3
-    expect_eq "serial: client 1 still served meanwhile" "$LINE" OK
+    expect_eq "$mode: client 1 still served meanwhile" "$LINE" OK
     send_line "$a" DONE
     read_line "$a" 3
-    expect_eq "serial: client 1 says DONE" "$LINE" Bye
+    expect_eq "$mode: client 1 says DONE" "$LINE" Bye
     close_conn "$a"
     read_line "$b" 3; got=$LINE
-    expect_eq "serial: client 2 answered once client 1 has gone" "$got" 1
+    expect_eq "$mode: client 2 answered once client 1 has gone" "$got" 1
     send_line "$b" DONE
     read_line "$b" 3
     close_conn "$b"
     stop_server "$SRV_PID"
+}
+
+case_one_at_a_time() {
+    one_at_a_time serial
+    one_at_a_time coarse
 }
 
 # The same situation in fine mode: client 2 is answered at once.
@@ -314,7 +335,7 @@ case_fine_concurrent() {
 }
 
 for c in case_help_version case_bad_options case_ports case_signals \
-         case_log_file case_sigpipe case_stdin case_serial_one_at_a_time \
+         case_log_file case_sigpipe case_stdin case_one_at_a_time \
          case_fine_concurrent; do
     t0=$(now)
     $c

@@ -250,6 +250,7 @@ case_errors() {
     req "foo bar";                      want "Error: Bad command: foo"
     raw $'B\x01\x1bD 1\n';               want "Error: Bad command: B??D"
     raw $'\x7f\n';                      want "Error: Bad command: ?"
+    printf 'CO\0UNT\n' >>"$REQ";        want "Error: Bad command: CO?UNT"
     req "$bigword";                     want "Error: Bad command: ${bigword:0:32}..."
     req "ADD";                          want "Error: usage: ADD first last age ssn"
     req "ADD a b 1";                    want "Error: usage: ADD first last age ssn"

@@ -93,6 +93,15 @@ expect_match() {
 }
 
 finish() {
+    local f
+    # Sanitizer builds (BIN=bin/asan, bin/tsan) report on stderr.
+    for f in "$TEST_TMP"/server*.err; do
+        [[ -e $f ]] || continue
+        if grep -qE 'Sanitizer|runtime error:' "$f"; then
+            not_ok "no sanitizer report in $(basename "$f" .err)'s stderr"
+            grep -E -m 3 'Sanitizer|runtime error:|^    #[0-3] ' "$f" | sed 's/^/#   /'
+        fi
+    done
     echo "# $TESTS_PASSED passed, $TESTS_FAILED failed"
     [[ $TESTS_FAILED -eq 0 ]]
     exit $?
