@@ -5,6 +5,7 @@
 #   make check      unit tests (check) and integration tests over real TCP
 #   make demo       the classroom demo: every mode under kill_it, one table
 #   make tsan/asan  sanitizer builds into bin/tsan/ and bin/asan/
+#   make race-lab   the race-condition lab of docs/RACES.md
 #
 # Each part of the tree adds its own rules in a fragment (client/client.mk,
 # tools/tools.mk, tests/tests.mk) so the pieces stay small.
@@ -30,7 +31,7 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all servers check unit integration demo tsan asan clean install-deps
+.PHONY: all servers check demo tsan asan race-lab clean install-deps
 .DEFAULT_GOAL := all
 
 # ---- dependency check -------------------------------------------------
@@ -104,6 +105,10 @@ tsan:
 asan:
 	$(MAKE) BUILD=build/asan BIN=bin/asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -DSSN_SANITIZED" servers
+
+# The race-condition lab (docs/RACES.md): TSan builds of every mode under load.
+race-lab: servers $(BIN)/kill_it
+	@tools/race-lab tsan
 
 clean:
 	rm -rf build bin
