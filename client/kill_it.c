@@ -35,6 +35,7 @@ static void usage(FILE *f)
 "and DIGEST are compared with the clients' expected final state.\n"
 "\n"
 "  --rate BYTES      each client reads replies at most this fast (bytes/s)\n"
+"  --slow N          only the first N clients get --rate (default: all)\n"
 "  --rcvbuf BYTES    each client's socket receive buffer\n"
 "  --mss BYTES       each client's TCP segment size (default 1460 under\n"
 "                    --rate)\n"
@@ -277,6 +278,7 @@ static int parse_args(struct killit *k, int argc, char **argv)
     static const struct option longopts[] = {
         { "rate", required_argument, NULL, 'r' },
         { "rcvbuf", required_argument, NULL, 'b' },
+        { "slow", required_argument, NULL, 'w' },
         { "mss", required_argument, NULL, 'M' },
         { "seed", required_argument, NULL, 's' },
         { "mix", required_argument, NULL, 'm' },
@@ -304,6 +306,11 @@ static int parse_args(struct killit *k, int argc, char **argv)
             if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
                 return die_usage("--rcvbuf wants a size in bytes", optarg);
             k->rcvbuf = (int)v;
+            break;
+        case 'w':
+            if (cli_parse_u64(optarg, KI_MAX_CLIENTS, &v))
+                return die_usage("--slow wants a number of clients", optarg);
+            k->nslow = (unsigned)v;
             break;
         case 'M':
             if (cli_parse_u64(optarg, 65535, &v) || v < 88)
@@ -353,6 +360,8 @@ static int parse_args(struct killit *k, int argc, char **argv)
     if (cli_parse_u64(argv[optind + 3], KI_MAX_CLIENTS, &v) || v == 0)
         return die_usage("NCLIENTS must be 1-1000", argv[optind + 3]);
     k->nclients = (unsigned)v;
+    if (k->nslow == 0 || k->nslow > k->nclients)
+        k->nslow = k->nclients;
     return 0;
 }
 

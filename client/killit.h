@@ -38,6 +38,7 @@ struct killit {
     const char *host, *port;
     uint64_t nevents, seed, rate;
     unsigned nclients;
+    unsigned nslow;             /* clients 0..nslow-1 get the rate limit */
     int rcvbuf, mss;
     double timeout_s, hang_s;
     struct gen_mix mix;

@@ -64,7 +64,7 @@ static void child_main(struct killit *k, unsigned i, int go_fd)
 
     struct pl_opts o = {
         .host = k->host, .port = k->port, .echo = NULL,
-        .rate = k->rate, .rcvbuf = k->rcvbuf, .mss = k->mss,
+        .rate = i < k->nslow ? k->rate : 0, .rcvbuf = k->rcvbuf, .mss = k->mss,
         .timeout_s = k->timeout_s, .hang_s = 0,   /* the parent watches */
         .progress = &s->prog,
     };
