@@ -19,15 +19,6 @@
 
 #define STOP_GRACE_MS 1500      /* sessions get this long to finish at exit */
 
-struct server srv;
-
-long server_uptime(void)
-{
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (long)(now.tv_sec - srv.started.tv_sec);
-}
-
 static void race_pause(void *arg)
 {
     usleep((useconds_t)(long)(intptr_t)arg);

@@ -11,15 +11,6 @@
 #include "../server/server.h"
 #include "../server/store.h"
 
-/* The unit runner links every server object but main.o, which is where the
- * server's globals live; session.c and conns.c refer to them. Weak, so a
- * real definition elsewhere (main.o, another test file) wins. */
-__attribute__((weak)) struct server srv;
-__attribute__((weak)) long server_uptime(void)
-{
-    return 0;
-}
-
 static struct store st;
 
 static void setup(void)

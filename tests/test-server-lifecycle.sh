@@ -80,7 +80,7 @@ case_bad_options() {
 # ---- ports and addresses ----------------------------------------------
 
 case_ports() {
-    local line out port
+    local out port
     start_server fine || return
     port=$SRV_PORT
     check "-p 0 prints a real port" test "$port" -gt 0 -a "$port" -le 65535
@@ -130,7 +130,7 @@ stop_with() {
         local waiting=$CONN
     fi
     t0=$(now)
-    kill "-$sig" "$SRV_PID"
+    signal_server "$sig" "$SRV_PID"
     if wait_gone "$SRV_PID" 2; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"
@@ -163,7 +163,7 @@ stop_stuck() {
     for ((i = 0; i < 20; i++)); do echo PRINT; done >&"$fd"
     sleep 0.3
     t0=$(now)
-    kill -TERM "$SRV_PID"
+    signal_server TERM "$SRV_PID"
     if wait_gone "$SRV_PID" 2.5; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"

@@ -53,10 +53,10 @@ r_done() { req "${1:-DONE}"; want "Bye"; }
 
 NCONN=0                         # connections made to the current server
 
-# talk [TIMEOUT]: sends $REQ on a new connection, replies into $OUT.
+# talk: sends $REQ on a new connection, replies into $OUT.
 talk() {
     NCONN=$((NCONN + 1))
-    converse "$SRV_PORT" "$REQ" "$OUT" "${1:-5}"
+    converse "$SRV_PORT" "$REQ" "$OUT" 5
 }
 
 # run DESC: talk, and the replies must be $EXP exactly, the connection
@@ -131,7 +131,7 @@ case_check() {
 }
 
 case_stats() {
-    local line key val last="" nlines=0 bad=0
+    local line key val bad=0
     local -A st=()
 
     begin stats
@@ -139,8 +139,6 @@ case_stats() {
     r_done
     talk
     while IFS= read -r line; do
-        nlines=$((nlines + 1))
-        last=$line
         [[ $line == END || $line == Bye ]] && continue
         if [[ $line =~ ^([a-z_]+)\ (.*)$ ]]; then
             st[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
@@ -185,7 +183,7 @@ case_help() {
 
 case_quit_closes() {
     local w
-    for w in DONE QUIT done quit; do
+    for w in DONE QUIT 'done' quit; do
         begin quit
         printf '%s\nCOUNT\nCOUNT\n' "$w" >"$REQ"
         want "Bye"

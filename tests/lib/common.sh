@@ -9,7 +9,7 @@
 #   converse PORT REQ OUT       one connection: send file REQ, save replies
 #   open_conn/send_line/read_line/close_conn   a connection in this shell
 #   model_*                     the expected store, kept in bash
-#   finish                      the count line; exit status = failures
+#   finish                      the count line; exits 0 only if all passed
 #
 # Only servers started here are ever signalled, by PID; an EXIT trap stops
 # any still running and removes the scratch directory.
@@ -32,16 +32,16 @@ SHA_EMPTY=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
 cleanup() {
     local pid
     for pid in "${SERVER_PIDS[@]}"; do
-        if proc_running "$pid"; then
-            kill -TERM "$pid" 2>/dev/null
-        fi
+        signal_server TERM "$pid"
     done
     for pid in "${SERVER_PIDS[@]}"; do
-        wait_gone "$pid" 2 || kill -KILL "$pid" 2>/dev/null
+        wait_gone "$pid" 2 || signal_server KILL "$pid"
     done
     rm -rf "$TEST_TMP"
 }
 trap cleanup EXIT
+trap 'exit 130' INT            # so that cleanup runs on ^C or a kill too
+trap 'exit 143' TERM
 
 # ---- reporting ---------------------------------------------------------
 
@@ -113,12 +113,26 @@ elapsed_ms() { echo $(( ($(now) - $1) / 1000 )); }
 
 # ---- processes ---------------------------------------------------------
 
-# 0 while pid runs (a zombie does not count: it has exited).
+# 0 while pid is a server this shell started and it has not exited (a
+# zombie has). Checking parent and name means a PID that was reaped and
+# then reused by some other process is never taken for ours.
 proc_running() {
-    local state
-    [[ -r /proc/$1/stat ]] || return 1
-    read -r _ _ state _ <"/proc/$1/stat" 2>/dev/null || return 1
-    [[ $state != Z ]]
+    local comm state ppid
+    read -r _ comm state ppid _ 2>/dev/null <"/proc/$1/stat" || return 1
+    [[ $ppid == "$$" && $comm == "(ssnserver"* && $state != Z ]]
+}
+
+# Like proc_running without the name: a child just forked has not yet
+# become ssnserver (exec), but has not exited either.
+proc_alive() {
+    local state ppid
+    read -r _ _ state ppid _ 2>/dev/null <"/proc/$1/stat" || return 1
+    [[ $ppid == "$$" && $state != Z ]]
+}
+
+# signal_server SIG PID: only to a running server of ours.
+signal_server() {
+    proc_running "$2" && kill "-$1" "$2" 2>/dev/null
 }
 
 # wait_gone PID SECONDS: 0 when pid exited within SECONDS (may be "2.5").
@@ -153,7 +167,7 @@ start_server() {
             SRV_PORT=${BASH_REMATCH[1]}
             return 0
         fi
-        proc_running "$SRV_PID" || break
+        proc_alive "$SRV_PID" || break
         sleep 0.02
     done
     not_ok "$mode: server starts and prints its port (first line: '$line')"
@@ -165,12 +179,12 @@ start_server() {
 # it. STOP_RC is its exit status, or "timeout" (it is then killed).
 stop_server() {
     local pid=$1 sig=${2:-TERM}
-    kill "-$sig" "$pid" 2>/dev/null
+    signal_server "$sig" "$pid"
     if wait_gone "$pid" 3; then
         wait "$pid" 2>/dev/null
         STOP_RC=$?
     else
-        kill -KILL "$pid" 2>/dev/null
+        signal_server KILL "$pid"
         wait "$pid" 2>/dev/null
         STOP_RC=timeout
     fi
