@@ -90,17 +90,25 @@ static void fail_errno(struct pl *p, int err, const char *doing)
 
 /* ---- the receiving side ---------------------------------------------- */
 
-/* Sleeps until the bytes read so far fit the rate, in short slices. */
-static void rate_wait(struct pl *p, uint64_t t0, uint64_t consumed)
+/* The receive-rate limiter: a token bucket kept as a virtual clock. Each
+ * byte read pushes *vt on by 1/rate seconds; while *vt is ahead of now we
+ * sleep (in short slices). Idle time earns at most PL_RATE_BURST bytes of
+ * credit, so a client that waited (for a lock, say) cannot then take its
+ * backlog at full speed: a slow link stays slow. */
+static void rate_wait(struct pl *p, uint64_t *vt, uint64_t n)
 {
-    uint64_t due = t0 + (uint64_t)((double)consumed * 1e9 /
-                                   (double)p->o->rate);
+    uint64_t now = time_now_ns();
+    uint64_t burst = (uint64_t)((double)PL_RATE_BURST * 1e9 /
+                                (double)p->o->rate);
+    if (*vt + burst < now)
+        *vt = now - burst;
+    *vt += (uint64_t)((double)n * 1e9 / (double)p->o->rate);
     for (;;) {
-        uint64_t now = time_now_ns();
-        if (now >= due || atomic_load(&p->abort) ||
+        now = time_now_ns();
+        if (now >= *vt || atomic_load(&p->abort) ||
             (p->deadline && now >= p->deadline))
             return;
-        uint64_t slice = due - now;
+        uint64_t slice = *vt - now;
         if (slice > NET_POLL_MS * TIME_NS_PER_MS)
             slice = NET_POLL_MS * TIME_NS_PER_MS;
         time_sleep_ns(slice);
@@ -170,7 +178,7 @@ static void *reader_main(void *arg)
     struct framer f;
     struct slot cur = { 0, 0 };
     int toolong = 0;
-    uint64_t consumed = 0, t_rate = time_now_ns(), last_rx = p->t_start;
+    uint64_t vt = time_now_ns(), last_rx = p->t_start;
     uint64_t hang_ns = time_s_to_ns(o->hang_s);
 
     frame_init(&f);
@@ -222,10 +230,8 @@ static void *reader_main(void *arg)
                 atomic_store_explicit(&o->progress->last_rx_ns, last_rx,
                                       memory_order_relaxed);
             }
-            if (o->rate) {
-                consumed += (uint64_t)n;
-                rate_wait(p, t_rate, consumed);
-            }
+            if (o->rate)
+                rate_wait(p, &vt, (uint64_t)n);
             continue;
         }
         if (n == -EAGAIN || n == -EWOULDBLOCK)

@@ -25,6 +25,7 @@
 #define PL_REPLY_MAX    4096    /* longest reply line accepted */
 #define PL_RATE_RCVBUF  4096    /* SO_RCVBUF under --rate (kernel doubles it) */
 #define PL_RATE_MSS     1460    /* TCP_MAXSEG under --rate: Ethernet's */
+#define PL_RATE_BURST   4096    /* bytes of credit idle time can earn */
 #define PL_CONNECT_MS   10000   /* connect time limit when no timeout is set */
 
 /* Where requests come from. next writes one request line, '\n' included,
