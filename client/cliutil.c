@@ -12,9 +12,10 @@ int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
     if (!s || s[0] < '0' || s[0] > '9')
         return -EINVAL;
     for (; s[i] >= '0' && s[i] <= '9'; i++) {
-        if (v > (UINT64_MAX - 9) / 10)
+        uint64_t d = (uint64_t)(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10)
             return -EINVAL;
-        v = v * 10 + (uint64_t)(s[i] - '0');
+        v = v * 10 + d;
     }
     if (s[i] == 'k' || s[i] == 'K')
         mult = 1000, i++;

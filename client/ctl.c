@@ -98,3 +98,10 @@ void ctl_close(struct ctl *c)
     close(c->fd);
     c->fd = -1;
 }
+
+void ctl_abandon(struct ctl *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+}

@@ -33,4 +33,7 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen);
 /* Says DONE, waits (bounded) for the server to close, then closes. */
 void ctl_close(struct ctl *c);
 
+/* Closes without a word: for a server that stopped answering. */
+void ctl_abandon(struct ctl *c);
+
 #endif

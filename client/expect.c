@@ -15,9 +15,8 @@ void expect_free(struct expect *x)
     expect_init(x);
 }
 
-int expect_add(struct expect *x, const struct gen *g)
+static int reserve(struct expect *x, size_t add)
 {
-    size_t add = gen_live_count(g);
     if (x->n + add > x->cap) {
         size_t cap = x->cap ? x->cap : 64;
         while (cap < x->n + add)
@@ -28,6 +27,22 @@ int expect_add(struct expect *x, const struct gen *g)
         x->e = e;
         x->cap = cap;
     }
+    return 0;
+}
+
+int expect_add_entry(struct expect *x, const struct entry *e)
+{
+    if (reserve(x, 1))
+        return -ENOMEM;
+    x->e[x->n++] = *e;
+    return 0;
+}
+
+int expect_add(struct expect *x, const struct gen *g)
+{
+    size_t add = gen_live_count(g);
+    if (reserve(x, add))
+        return -ENOMEM;
     for (size_t i = 0; i < add; i++)
         gen_live_entry(g, i, &x->e[x->n + i]);
     x->n += add;

@@ -22,6 +22,9 @@ void expect_free(struct expect *x);
 /* Appends g's live set. Returns 0 or -ENOMEM (x unchanged then). */
 int expect_add(struct expect *x, const struct gen *g);
 
+/* Appends one entry. Returns 0 or -ENOMEM. */
+int expect_add_entry(struct expect *x, const struct entry *e);
+
 /* Sorts into tree order (entry_cmp) and counts duplicate names in dups:
  * streams on disjoint shards never produce any. */
 void expect_sort(struct expect *x);

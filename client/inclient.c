@@ -18,6 +18,7 @@
 #include "gen.h"
 #include "names.h"
 #include "pipeline.h"
+#include "proto.h"
 #include "timeutil.h"
 
 #define INCLIENT_HANG_S 60.0    /* default --hang */
@@ -143,8 +144,8 @@ int main(int argc, char **argv)
             po.rcvbuf = (int)v;
             break;
         case 'M':
-            if (cli_parse_u64(optarg, 65535, &v) || v < 88)
-                return die_usage("--mss wants 88-65535 bytes", optarg);
+            if (cli_parse_u64(optarg, 32767, &v) || v < 88)
+                return die_usage("--mss wants 88-32767 bytes", optarg);
             po.mss = (int)v;
             break;
         case 's':
@@ -214,6 +215,9 @@ int main(int argc, char **argv)
     if (rc)
         fprintf(stderr, "inclient: FAILED (%s): %s\n", pl_fail_name(r.fail),
                 r.what);
+    if (from_stdin && fs.dropped > 1)
+        fprintf(stderr, "inclient: %zu requests over %d bytes dropped\n",
+                fs.dropped, PROTO_MAX_LINE);
     if (json)
         print_json(&r);
     else if (stats)

@@ -22,6 +22,7 @@
 #include "ctl.h"
 #include "expect.h"
 #include "killit.h"
+#include "preload.h"
 
 static void usage(FILE *f)
 {
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 "  --mss BYTES       each client's TCP segment size (default 1460 under\n"
 "                    --rate)\n"
 "  --seed N          base seed (default 1)\n"
+"  --preload N       add N people of its own before the clients start, so\n"
+"                    every PRINT is big (verification includes them)\n"
 "  --mix A:D:P[:F]   request weights (default 5:5:1:0)\n"
 "  --lastnames FILE  last-name list (default: the bundled one)\n"
 "  --timeout SEC     give the whole run at most SEC seconds (default %.0f)\n"
@@ -105,10 +108,12 @@ static int check_start(struct killit *k)
         fprintf(stderr, "kill_it: %s\n", c.err);
         return -1;
     }
-    if (ctl_query(&c, "COUNT", reply, sizeof(reply)))
+    if (ctl_query(&c, "COUNT", reply, sizeof(reply))) {
         snprintf(k->start_note, sizeof(k->start_note), "COUNT failed: %.150s",
                  c.err);
-    else if (reply[0] < '0' || reply[0] > '9' || strlen(reply) > 18)
+        ctl_abandon(&c);
+        return 0;
+    } else if (reply[0] < '0' || reply[0] > '9' || strlen(reply) > 18)
         snprintf(k->start_note, sizeof(k->start_note),
                  "COUNT replied '%.60s'", reply);
     else
@@ -127,18 +132,48 @@ static void check_end(struct killit *k)
         snprintf(k->end_check, sizeof(k->end_check), "%.190s", c.err);
         return;
     }
-    k->server_reachable = 1;
-    if (ctl_query(&c, "COUNT", reply, sizeof(reply)) == 0 &&
-        reply[0] >= '0' && reply[0] <= '9')
+    /* Each question is asked only if the one before was answered: a
+     * server that stopped answering costs one time limit, not four. */
+    int rc = ctl_query(&c, "COUNT", reply, sizeof(reply));
+    if (rc == 0 && reply[0] >= '0' && reply[0] <= '9')
         k->end_count = atoll(reply);
-    if (ctl_query(&c, "CHECK", reply, sizeof(reply)) == 0)
+    if (rc == 0)
+        rc = ctl_query(&c, "CHECK", reply, sizeof(reply));
+    if (rc == 0) {
         snprintf(k->end_check, sizeof(k->end_check), "%.190s", reply);
-    else
+        k->server_reachable = 1;
+    } else {
         snprintf(k->end_check, sizeof(k->end_check), "no reply: %.180s",
                  c.err);
-    if (ctl_query(&c, "DIGEST", reply, sizeof(reply)) == 0)
+    }
+    if (rc == 0 && ctl_query(&c, "DIGEST", reply, sizeof(reply)) == 0)
         snprintf(k->end_digest, sizeof(k->end_digest), "%.190s", reply);
-    ctl_close(&c);
+    if (rc == 0)
+        ctl_close(&c);
+    else
+        ctl_abandon(&c);
+}
+
+/* Adds the --preload people in one pipelined session of our own, closed
+ * before any client starts. */
+static void run_preload(struct killit *k)
+{
+    struct preload_source ps;
+    struct pl_source src;
+    struct pl_result r;
+    struct pl_opts o = {
+        .host = k->host, .port = k->port,
+        .timeout_s = k->timeout_s, .hang_s = k->hang_s,
+    };
+
+    pl_source_preload(&src, &ps, k->preload);
+    if (pl_run(&o, &src, &r, NULL))
+        snprintf(k->preload_fail, sizeof(k->preload_fail), "%.200s",
+                 r.what);
+    else if (r.errors || r.bad)
+        snprintf(k->preload_fail, sizeof(k->preload_fail),
+                 "%llu of its ADDs failed", (unsigned long long)(r.errors +
+                                                                 r.bad));
 }
 
 /* The union of every client's final live set, from their streams. */
@@ -148,6 +183,11 @@ static int compute_expected(struct killit *k)
     int rc = 0;
 
     expect_init(&x);
+    for (uint64_t i = 0; i < k->preload && rc == 0; i++) {
+        struct entry e;
+        preload_entry(i, &e);
+        rc = expect_add_entry(&x, &e);
+    }
     for (unsigned i = 0; i < k->nclients && rc == 0; i++) {
         struct gen g;
         struct gen_opts go = {
@@ -222,10 +262,15 @@ static void judge_clients(struct killit *k, uint64_t *errors, uint64_t *bad)
 static void judge(struct killit *k)
 {
     uint64_t errors = 0, bad = 0;
+    if (k->preload_fail[0])
+        reason(k, "preloading %llu people failed: %s",
+               (unsigned long long)k->preload, k->preload_fail);
     judge_clients(k, &errors, &bad);
     int clients_ok = k->reasons[0] == '\0';
 
-    if (!k->server_reachable) {
+    if (k->hung) {
+        /* judge_clients said it; the server was not asked again */
+    } else if (!k->server_reachable) {
         if (k->server_pid && kill(k->server_pid, 0) < 0 && errno == ESRCH)
             reason(k, "server died (pid %ld is gone): %s",
                    (long)k->server_pid, k->end_check);
@@ -281,6 +326,7 @@ static int parse_args(struct killit *k, int argc, char **argv)
         { "slow", required_argument, NULL, 'w' },
         { "mss", required_argument, NULL, 'M' },
         { "seed", required_argument, NULL, 's' },
+        { "preload", required_argument, NULL, 'p' },
         { "mix", required_argument, NULL, 'm' },
         { "lastnames", required_argument, NULL, 'L' },
         { "timeout", required_argument, NULL, 't' },
@@ -313,13 +359,17 @@ static int parse_args(struct killit *k, int argc, char **argv)
             k->nslow = (unsigned)v;
             break;
         case 'M':
-            if (cli_parse_u64(optarg, 65535, &v) || v < 88)
-                return die_usage("--mss wants 88-65535 bytes", optarg);
+            if (cli_parse_u64(optarg, 32767, &v) || v < 88)
+                return die_usage("--mss wants 88-32767 bytes", optarg);
             k->mss = (int)v;
             break;
         case 's':
             if (cli_parse_u64(optarg, UINT64_MAX - KI_MAX_CLIENTS, &k->seed))
                 return die_usage("--seed wants a non-negative integer", optarg);
+            break;
+        case 'p':
+            if (cli_parse_u64(optarg, PRELOAD_MAX, &k->preload))
+                return die_usage("--preload wants 0-1000000 people", optarg);
             break;
         case 'm':
             if (cli_parse_mix(optarg, &k->mix))
@@ -381,6 +431,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "kill_it: %s\n", err);
         return 2;
     }
+    if (k.preload && preload_clashes(&k.names)) {
+        fprintf(stderr, "kill_it: --preload: the last-name list has names "
+                "starting with %s, which preloading uses\n", PRELOAD_PREFIX);
+        ki_cleanup(&k);
+        return 2;
+    }
     if (k.names.n < k.nclients) {
         fprintf(stderr, "kill_it: %u clients need at least %u last names; "
                 "the list has %zu\n", k.nclients, k.nclients, k.names.n);
@@ -398,11 +454,14 @@ int main(int argc, char **argv)
         ki_cleanup(&k);
         return 1;
     }
+    if (k.preload)
+        run_preload(&k);
     if (ki_run(&k)) {
         ki_cleanup(&k);
         return 1;
     }
-    check_end(&k);
+    if (!k.hung)                /* a frozen server would not answer */
+        check_end(&k);
     judge(&k);
 
     if (!k.quiet)

@@ -37,6 +37,7 @@ struct killit {
     /* options */
     const char *host, *port;
     uint64_t nevents, seed, rate;
+    uint64_t preload;           /* people added before the clients start */
     unsigned nclients;
     unsigned nslow;             /* clients 0..nslow-1 get the rate limit */
     int rcvbuf, mss;
@@ -59,6 +60,7 @@ struct killit {
     /* verification */
     long long start_count;      /* COUNT before the run; -1 unknown */
     char start_note[200];       /* why start_count is unknown */
+    char preload_fail[220];     /* why the preload failed; "" if it did not */
     size_t expect_count;
     char expect_digest[DIGEST_HEX_LEN + 1];
     int server_reachable;       /* after the run */

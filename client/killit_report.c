@@ -55,15 +55,22 @@ void ki_print_table(const struct killit *k, FILE *f)
 {
     fprintf(f, "kill_it: %u clients x %llu events -> %s:%s", k->nclients,
             (unsigned long long)k->nevents, k->host, k->port);
-    if (k->rate)
+    if (k->preload)
+        fprintf(f, ", %llu people preloaded", (unsigned long long)k->preload);
+    if (k->rate && k->nslow < k->nclients)
+        fprintf(f, ", clients 0-%u reading at most %llu bytes/s",
+                k->nslow - 1, (unsigned long long)k->rate);
+    else if (k->rate)
         fprintf(f, ", each reading at most %llu bytes/s",
                 (unsigned long long)k->rate);
     fprintf(f, "\n%6s %9s %10s %9s %9s %9s %7s  %s\n", "client", "requests",
             "service_s", "req/s", "p50_ms", "p99_ms", "errors", "result");
     for (unsigned i = 0; i < k->nclients; i++) {
         const struct pl_result *r = &k->slot[i].res;
+        uint64_t requests = atomic_load(&k->slot[i].done) ? r->requests :
+                            atomic_load(&k->slot[i].prog.sent);
         fprintf(f, "%6u %9llu %10.3f %9.0f %9.3f %9.3f %7llu  %s\n", i,
-                (unsigned long long)r->requests, time_ns_to_s(r->service_ns),
+                (unsigned long long)requests, time_ns_to_s(r->service_ns),
                 rps(r), time_ns_to_ms(r->lat_p50), time_ns_to_ms(r->lat_p99),
                 (unsigned long long)r->errors, client_state(k, i));
     }
@@ -97,9 +104,11 @@ int ki_write_json(const struct killit *k, const char *path)
     fprintf(f, "{\n  \"host\": ");
     cli_json_str(f, k->host);
     fprintf(f, ", \"port\": %s, \"clients\": %u, \"events\": %llu,\n"
-            "  \"seed\": %llu, \"rate_bytes_per_s\": %llu, "
+            "  \"seed\": %llu, \"preload\": %llu, \"slow_clients\": %u, "
+            "\"rate_bytes_per_s\": %llu, "
             "\"mix\": [%u, %u, %u, %u],\n", k->port, k->nclients,
             (unsigned long long)k->nevents, (unsigned long long)k->seed,
+            (unsigned long long)k->preload, k->nslow,
             (unsigned long long)k->rate, k->mix.w[0], k->mix.w[1],
             k->mix.w[2], k->mix.w[3]);
     fprintf(f, "  \"verdict\": \"%s\", \"reason\": ",

@@ -65,9 +65,9 @@ static ssize_t fd_source_next(void *arg, char *buf, size_t cap, int *cmd)
         size_t len;
         int st = lr_next(lr, &line, &len);
         if (st == LR_TOOLONG) {
-            fs->dropped++;
-            fprintf(stderr, "warning: request over %d bytes dropped\n",
-                    PROTO_MAX_LINE);
+            if (fs->dropped++ == 0)     /* once: the count comes at the end */
+                fprintf(stderr, "warning: request over %d bytes dropped\n",
+                        PROTO_MAX_LINE);
             continue;
         }
         if (st == LR_LINE) {
