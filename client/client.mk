@@ -11,8 +11,8 @@ CLIENT_LIB_OBJS := $(CLIENT_LIB_SRCS:%.c=$(BUILD)/%.o) \
                    $(BUILD)/client/lastnames_data.o
 CLIENT_LIB      := $(BUILD)/libssnclient.a
 
-KILLIT_OBJS := $(addprefix $(BUILD)/client/,kill_it.o killit_run.o \
-               killit_report.o findpid.o)
+KILLIT_OBJS := $(addprefix $(BUILD)/client/,kill_it.o killit_verify.o \
+               killit_run.o killit_report.o findpid.o)
 
 CLIENT_PROGS := $(BIN)/inputgen $(BIN)/inclient $(BIN)/kill_it
 

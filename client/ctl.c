@@ -77,6 +77,9 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen)
     if (rc)
         return rc;
     snprintf(out, outlen, "%s", line);
+    for (char *q = out; *q; q++)        /* replies end up on terminals */
+        if ((unsigned char)*q < ' ' || (unsigned char)*q >= 0x7f)
+            *q = '?';
     return 0;
 }
 

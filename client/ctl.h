@@ -25,7 +25,7 @@ int ctl_open(struct ctl *c, const char *host, const char *port,
              int timeout_ms);
 
 /* Sends req (no '\n') and reads one reply line into out (NUL-terminated,
- * truncated to outlen). Returns 0, or -errno with the reason in c->err:
+ * truncated to outlen, bytes outside printable ASCII replaced by '?'). Returns 0, or -errno with the reason in c->err:
  * -ETIMEDOUT, -ECONNRESET, -EPIPE when the server closed, -EPROTO for a
  * reply line over CTL_REPLY_MAX. */
 int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen);

@@ -1,6 +1,7 @@
-/* killit.h -- kill_it's state, shared by its three files: kill_it.c
- * (options, verification, verdict), killit_run.c (forking the clients and
- * watching them) and killit_report.c (table, JSON and CSV).
+/* killit.h -- kill_it's state, shared by its files: kill_it.c (options,
+ * main), killit_verify.c (questions to the server, expected state,
+ * verdict), killit_run.c (forking the clients and watching them),
+ * killit_report.c (table, JSON and CSV) and findpid.c.
  *
  * The clients are forked processes; each writes its progress and result
  * into its own slot of an anonymous shared mapping. The parent only reads
@@ -70,6 +71,19 @@ struct killit {
     enum ki_verdict verdict;
     char reasons[KI_REASONS];   /* "; "-separated, for FAILED and not verified */
 };
+
+/* killit_verify.c. ki_check_start asks COUNT before the run: returns -1
+ * when the server cannot be reached at all (the reason is on stderr), else
+ * 0 with start_count set (-1 and start_note when it is unknown).
+ * ki_preload adds --preload people (sets preload_fail on failure).
+ * ki_expected computes expect_count and expect_digest; 0 or -1.
+ * ki_check_end asks COUNT, CHECK and DIGEST after the run.
+ * ki_judge sets verdict and reasons from all of the above. */
+int ki_check_start(struct killit *k);
+void ki_preload(struct killit *k);
+int ki_expected(struct killit *k);
+void ki_check_end(struct killit *k);
+void ki_judge(struct killit *k);
 
 /* killit_run.c: forks the clients, waits for them (bounded by the timeout
  * and the no-progress watchdog), reaps them. Returns 0, or -1 when the run

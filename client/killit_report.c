@@ -80,7 +80,7 @@ void ki_print_table(const struct killit *k, FILE *f)
         fprintf(f, "mean service time %.3f s, max/min %.2f\n", mean,
                 max / min);
     else
-        fprintf(f, "mean service time %.3f s\n", mean);
+        fprintf(f, "mean service time: no client finished its session\n");
 }
 
 static void merged_latency(const struct killit *k, struct hist *h)
