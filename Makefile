@@ -114,3 +114,7 @@ clean:
 	rm -rf build bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# Objects reached only through pattern rules are intermediate to make; keep
+# them, so a second make does not rebuild the servers.
+.SECONDARY:
