@@ -55,21 +55,22 @@ $(LIBCOMMON): $(COMMON_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# ---- server/: one set of objects, one lock policy object per mode -----
-SERVER_SRCS := $(filter-out server/lockmode.c,$(wildcard server/*.c))
+# ---- server/: one set of objects; one tiny object per mode picks the row
+# of the lock policy table (server/lockmode_build.c) --------------------
+SERVER_SRCS := $(filter-out server/lockmode_build.c,$(wildcard server/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 SERVERS     := $(MODES:%=$(BIN)/ssnserver-%)
 
-mode_macro = SSN_MODE_$(shell echo $(1) | tr a-z A-Z)
+mode_macro = LOCK_MODE_$(shell echo $(1) | tr a-z A-Z)
 
-$(BUILD)/server/lockmode-%.o: server/lockmode.c | $(DEPS_STAMP)
+$(BUILD)/server/lockmode_build-%.o: server/lockmode_build.c | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -DSSN_LOCK_MODE=$(call mode_macro,$*) -c -o $@ $<
 
-$(BIN)/ssnserver-%: $(SERVER_OBJS) $(BUILD)/server/lockmode-%.o $(LIBCOMMON)
+$(BIN)/ssnserver-%: $(SERVER_OBJS) $(BUILD)/server/lockmode_build-%.o $(LIBCOMMON)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(SERVER_OBJS) $(BUILD)/server/lockmode-$*.o $(LIBCOMMON) \
-	    $(LDFLAGS_ALL) $(PKG_LIBS)
+	$(CC) -o $@ $(SERVER_OBJS) $(BUILD)/server/lockmode_build-$*.o \
+	    $(LIBCOMMON) $(LDFLAGS_ALL) $(PKG_LIBS)
 
 # ssnserver is the buffered build; ssnserver1..5 are the classic names.
 $(BIN)/ssnserver: $(BIN)/ssnserver-buffered

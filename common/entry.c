@@ -56,6 +56,15 @@ int entry_cmp(const struct rb_node *a, const struct rb_node *b)
     return c ? c : strcmp(x->first, y->first);
 }
 
+int entry_key_cmp(const void *key, const struct rb_node *n)
+{
+    const struct entry_key *k = key;
+    const struct entry *y = RB_ENTRY(n, struct entry, node);
+    int c = strcmp(k->last, y->last);
+
+    return c ? c : strcmp(k->first, y->first);
+}
+
 size_t entry_format_print(const struct entry *e, char *buf)
 {
     char name[2 * ENTRY_NAME_MAX + 3];

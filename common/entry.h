@@ -29,8 +29,17 @@ int entry_name_ok(const char *s, size_t len);
 int entry_age_parse(const char *s, size_t len, int *age);
 int entry_ssn_ok(const char *s, size_t len);
 
-/* Tree order: last name, then first name, each compared bytewise. */
+/* A lookup key: the two names, NUL-terminated. */
+struct entry_key {
+    const char *last;
+    const char *first;
+};
+
+/* Tree order: last name, then first name, each compared bytewise.
+ * entry_cmp orders two linked entries (for rb_check); entry_key_cmp
+ * compares a struct entry_key with a linked entry (for lookups). */
 int entry_cmp(const struct rb_node *a, const struct rb_node *b);
+int entry_key_cmp(const void *key, const struct rb_node *n);
 
 /* PRINT's line: "%-30s -- %11s %4d\n" of "Last, First", SSN and age.
  * Writes at most ENTRY_LINE_MAX bytes into buf; returns the length. */

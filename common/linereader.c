@@ -1,17 +1,17 @@
-/* linereader.c -- buffered line reading over a file descriptor
- * (linereader.h). One read(2) fills as much as fits; lr_next then hands out
- * every complete line without another system call. */
+/* linereader.c -- splitting a byte stream into lines (linereader.h). Bytes
+ * arrive through lr_space/lr_commit; lr_next hands out every complete line
+ * without copying it. */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include "linereader.h"
 
-void lr_init(struct linereader *lr, int fd, size_t max_line)
+void lr_init(struct linereader *lr, size_t max_line)
 {
-    lr->fd = fd;
-    lr->max_line = max_line;
+    lr->max_line = max_line < LR_BUF_SIZE - 1 ? max_line : LR_BUF_SIZE - 1;
     lr->start = lr->end = 0;
     lr->discarding = 0;
+    lr->overflowed = 0;
 }
 
 size_t lr_pending(const struct linereader *lr)
@@ -19,23 +19,55 @@ size_t lr_pending(const struct linereader *lr)
     return lr->end - lr->start;
 }
 
-ssize_t lr_fill(struct linereader *lr)
+char *lr_space(struct linereader *lr, size_t *room)
 {
-    if (lr->start > 0) {                /* slide the partial line down */
+    if (lr->start > 0) {                /* slide the unread bytes down */
         memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
         lr->end -= lr->start;
         lr->start = 0;
     }
-    if (lr->end == sizeof(lr->buf)) {
+    if (lr->end == sizeof(lr->buf) && !memchr(lr->buf, '\n', lr->end)) {
         /* A full buffer with no newline: only possible when max_line is
-         * near the buffer size. Treat it as an over-long line. */
+         * near the buffer size. It is an over-long line; say so, unless
+         * we are already discarding it (then LR_TOOLONG was said or is
+         * pending, and once per line is the promise). */
+        if (!lr->discarding)
+            lr->overflowed = 1;
         lr->discarding = 1;
         lr->end = 0;
     }
+    *room = sizeof(lr->buf) - lr->end;
+    return lr->buf + lr->end;
+}
+
+void lr_commit(struct linereader *lr, size_t n)
+{
+    lr->end += n;
+}
+
+size_t lr_feed(struct linereader *lr, const void *data, size_t len)
+{
+    size_t room;
+    char *p = lr_space(lr, &room);
+
+    if (len > room)
+        len = room;
+    memcpy(p, data, len);
+    lr_commit(lr, len);
+    return len;
+}
+
+ssize_t lr_read(struct linereader *lr, int fd)
+{
+    size_t room;
+    char *p = lr_space(lr, &room);
+
+    if (room == 0)
+        return -ENOBUFS;
     for (;;) {
-        ssize_t n = read(lr->fd, lr->buf + lr->end, sizeof(lr->buf) - lr->end);
+        ssize_t n = read(fd, p, room);
         if (n >= 0) {
-            lr->end += (size_t)n;
+            lr_commit(lr, (size_t)n);
             return n;
         }
         if (errno != EINTR)
@@ -45,6 +77,10 @@ ssize_t lr_fill(struct linereader *lr)
 
 int lr_next(struct linereader *lr, char **line, size_t *len)
 {
+    if (lr->overflowed) {
+        lr->overflowed = 0;
+        return LR_TOOLONG;
+    }
     for (;;) {
         char *p = lr->buf + lr->start;
         size_t avail = lr->end - lr->start;

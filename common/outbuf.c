@@ -1,23 +1,19 @@
-/* outbuf.c -- reply buffering and complete writes (outbuf.h). */
+/* outbuf.c -- reply buffering (outbuf.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include "outbuf.h"
 
-int ob_init(struct outbuf *ob, int fd, size_t initial_cap)
+int ob_init(struct outbuf *ob, size_t initial_cap)
 {
     ob->buf = malloc(initial_cap);
     if (!ob->buf)
         return -ENOMEM;
     ob->len = 0;
     ob->cap = initial_cap;
-    ob->fd = fd;
-    ob->is_socket = fd_is_socket(fd);
+    ob->limit = 0;
     return 0;
 }
 
@@ -28,13 +24,17 @@ void ob_destroy(struct outbuf *ob)
     ob->len = ob->cap = 0;
 }
 
-static int ob_reserve(struct outbuf *ob, size_t more)
+int ob_reserve(struct outbuf *ob, size_t more)
 {
     if (ob->len + more <= ob->cap)
         return 0;
+    if (ob->limit && ob->len + more > ob->limit)
+        return -ENOBUFS;
     size_t cap = ob->cap ? ob->cap : 256;
     while (cap < ob->len + more)
         cap *= 2;
+    if (ob->limit && cap > ob->limit)
+        cap = ob->limit;
     char *p = realloc(ob->buf, cap);
     if (!p)
         return -ENOMEM;
@@ -45,8 +45,9 @@ static int ob_reserve(struct outbuf *ob, size_t more)
 
 int ob_append(struct outbuf *ob, const void *data, size_t len)
 {
-    if (ob_reserve(ob, len))
-        return -ENOMEM;
+    int rc = ob_reserve(ob, len);
+    if (rc)
+        return rc;
     memcpy(ob->buf + ob->len, data, len);
     ob->len += len;
     return 0;
@@ -57,54 +58,49 @@ int ob_puts(struct outbuf *ob, const char *s)
     return ob_append(ob, s, strlen(s));
 }
 
-int ob_printf(struct outbuf *ob, const char *fmt, ...)
+int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
 {
-    va_list ap;
-    int n;
+    va_list again;
+    int n, rc;
 
-    va_start(ap, fmt);
+    va_copy(again, ap);
     n = vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, ap);
-    va_end(ap);
+    if (n >= 0 && (size_t)n >= ob->cap - ob->len) {   /* grow, redo */
+        if ((rc = ob_reserve(ob, (size_t)n + 1))) {
+            va_end(again);
+            return rc;
+        }
+        vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, again);
+    }
+    va_end(again);
     if (n < 0)
         return -EINVAL;
-    if ((size_t)n >= ob->cap - ob->len) {   /* did not fit: grow, redo */
-        if (ob_reserve(ob, (size_t)n + 1))
-            return -ENOMEM;
-        va_start(ap, fmt);
-        vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, ap);
-        va_end(ap);
-    }
     ob->len += (size_t)n;
     return 0;
 }
 
-int ob_flush(struct outbuf *ob)
+int ob_printf(struct outbuf *ob, const char *fmt, ...)
 {
-    int rc = write_all(ob->fd, ob->is_socket, ob->buf, ob->len);
-    ob->len = 0;
+    va_list ap;
+
+    va_start(ap, fmt);
+    int rc = ob_vprintf(ob, fmt, ap);
+    va_end(ap);
     return rc;
 }
 
-int write_all(int fd, int is_socket, const void *data, size_t len)
+void ob_consume(struct outbuf *ob, size_t n)
 {
-    const char *p = data;
-
-    while (len > 0) {
-        ssize_t n = is_socket ? send(fd, p, len, MSG_NOSIGNAL)
-                              : write(fd, p, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return -errno;
-        }
-        p += n;
-        len -= (size_t)n;
+    if (n >= ob->len) {
+        ob->len = 0;
+        return;
     }
-    return 0;
+    memmove(ob->buf, ob->buf + n, ob->len - n);
+    ob->len -= n;
 }
 
-int fd_is_socket(int fd)
+void ob_truncate(struct outbuf *ob, size_t len)
 {
-    struct stat st;
-    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+    if (len < ob->len)
+        ob->len = len;
 }

@@ -1,39 +1,41 @@
-/* outbuf.h -- a growable reply buffer written to a file descriptor in one
- * go. Sessions collect the replies to a whole pipelined batch here and send
+/* outbuf.h -- a growable reply buffer that does no I/O of its own. Sessions
+ * collect the replies to a whole pipelined batch here and their driver sends
  * them with one write; the buffer is kept and reused, so steady traffic does
- * not allocate. Writes never raise SIGPIPE on sockets (MSG_NOSIGNAL).
+ * not allocate. ob_reserve is the one place a buffer grows, and it honours
+ * the buffer's limit: that is where an output limit goes.
  */
 #ifndef SSN_OUTBUF_H
 #define SSN_OUTBUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 struct outbuf {
     char *buf;
-    size_t len, cap;
-    int fd;
-    int is_socket;              /* send(MSG_NOSIGNAL) rather than write */
+    size_t len, cap;            /* bytes held, bytes allocated */
+    size_t limit;               /* largest cap allowed; 0: no limit */
 };
 
 /* Returns 0 or -ENOMEM. */
-int ob_init(struct outbuf *ob, int fd, size_t initial_cap);
+int ob_init(struct outbuf *ob, size_t initial_cap);
 void ob_destroy(struct outbuf *ob);
 
-/* Appends; returns 0 or -ENOMEM (the buffer is unchanged then). */
+/* Makes room for more bytes after len. Returns 0, -ENOMEM, or -ENOBUFS
+ * when the limit forbids it; the contents are unchanged either way. */
+int ob_reserve(struct outbuf *ob, size_t more);
+
+/* Appends; returns 0, -ENOMEM or -ENOBUFS (the buffer is unchanged then). */
 int ob_append(struct outbuf *ob, const void *data, size_t len);
 int ob_puts(struct outbuf *ob, const char *s);
 int ob_printf(struct outbuf *ob, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
 
-/* Writes everything buffered, retrying partial writes and EINTR; the
- * buffer is empty afterwards either way. Returns 0 or -errno. */
-int ob_flush(struct outbuf *ob);
+/* Drops the first n bytes (n <= len): they were sent. */
+void ob_consume(struct outbuf *ob, size_t n);
 
-/* Writes all of data to fd (send with MSG_NOSIGNAL when is_socket).
- * Returns 0 or -errno. */
-int write_all(int fd, int is_socket, const void *data, size_t len);
-
-/* 1 when fd is a socket. */
-int fd_is_socket(int fd);
+/* Cuts the contents back to len bytes (a mark taken earlier). */
+void ob_truncate(struct outbuf *ob, size_t len);
 
 #endif

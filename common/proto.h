@@ -11,6 +11,17 @@
 #define PROTO_MAX_LINE  1024    /* longest request, without its \r\n */
 #define PROTO_ERR_MAX   128     /* longest error reply, with "Error: " */
 
+/* The fixed reply shapes, shared by the server that sends them and the
+ * clients that check them. Each *_LINE form ends in '\n'. */
+#define PROTO_OK            "OK"        /* ADD and DELETE succeeded */
+#define PROTO_OK_LINE       "OK\n"
+#define PROTO_BYE           "Bye"       /* DONE or QUIT */
+#define PROTO_BYE_LINE      "Bye\n"
+#define PROTO_END           "END"       /* closes HELP and STATS */
+#define PROTO_END_LINE      "END\n"
+#define PROTO_ERR_PREFIX    "Error: "   /* every error reply starts so */
+#define PROTO_ERR_NOMEM_LINE "Error: out of memory\n"
+
 enum proto_cmd {
     PROTO_BLANK,                /* empty or all blanks: no reply at all */
     PROTO_INVALID,              /* req->err holds the error reply */

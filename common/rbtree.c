@@ -1,8 +1,8 @@
 /* rbtree.c -- the intrusive red-black tree declared in rbtree.h: insert,
  * find, erase and in-order traversal in O(log n), plus a checker for the
- * invariants. It never allocates and never locks: callers serialise access
- * (the lock policy, server/lockmode.c), except in the deliberately racy
- * mode, where the tree gets corrupted and rb_check() must still return.
+ * invariants. It never allocates and never locks: callers serialise access,
+ * and a caller that does not (a deliberately racy one) gets a corrupted
+ * tree on which rb_check() must still return.
  *
  * The rules (rbtree.h), with NULL children counted as black leaves:
  *   1. every node is red or black; the root is black;
@@ -24,9 +24,9 @@ static int is_red(const struct rb_node *n)
     return n && n->red;         /* NULL leaves are black */
 }
 
-void rb_init(struct rb_tree *t, rb_cmp_fn cmp)
+void rb_init(struct rb_tree *t)
 {
-    *t = (struct rb_tree){ .cmp = cmp };    /* empty, no pause hook */
+    *t = (struct rb_tree)RB_TREE_INIT;
 }
 
 /* Makes parent's link to old (or the root, when parent is NULL) point at
@@ -140,41 +140,19 @@ static void insert_fixup(struct rb_tree *t, struct rb_node *n)
     t->root->red = 0;           /* case 1 may have painted the root red */
 }
 
-struct rb_node *rb_insert(struct rb_tree *t, struct rb_node *n)
+void rb_insert_color(struct rb_tree *t, struct rb_node *n)
 {
-    struct rb_node *parent = NULL, **link = &t->root;
-
-    while (*link) {
-        int c = t->cmp(n, *link);
-
-        parent = *link;
-        if (c < 0)
-            link = &parent->left;
-        else if (c > 0)
-            link = &parent->right;
-        else
-            return parent;
-    }
-    /* The race window: the place is chosen but nothing is linked yet. A
-     * thread that changes the tree now makes parent/link stale. */
-    if (t->pause)
-        t->pause(t->pause_arg);
-
-    n->parent = parent;
-    n->left = n->right = NULL;
-    n->red = 1;
-    *link = n;
     insert_fixup(t, n);
     t->count++;
-    return NULL;
 }
 
-struct rb_node *rb_find(const struct rb_tree *t, const struct rb_node *probe)
+struct rb_node *rb_find(const struct rb_tree *t, const void *key,
+                        rb_key_cmp_fn cmp)
 {
     struct rb_node *n = t->root;
 
     while (n) {
-        int c = t->cmp(probe, n);
+        int c = cmp(key, n);
 
         if (c < 0)
             n = n->left;
@@ -183,6 +161,28 @@ struct rb_node *rb_find(const struct rb_tree *t, const struct rb_node *probe)
         else
             return n;
     }
+    return NULL;
+}
+
+struct rb_node *rb_find_slot(struct rb_tree *t, const void *key,
+                             rb_key_cmp_fn cmp, struct rb_node **parent,
+                             struct rb_node ***link)
+{
+    struct rb_node *p = NULL, **l = &t->root;
+
+    while (*l) {
+        int c = cmp(key, *l);
+
+        p = *l;
+        if (c < 0)
+            l = &p->left;
+        else if (c > 0)
+            l = &p->right;
+        else
+            return p;
+    }
+    *parent = p;
+    *link = l;
     return NULL;
 }
 
@@ -293,10 +293,6 @@ void rb_erase(struct rb_tree *t, struct rb_node *n)
     if (n->left && n->right)
         for (succ = n->right; succ->left; succ = succ->left)
             ;
-    /* The race window: both nodes are chosen, nothing is relinked yet. */
-    if (t->pause)
-        t->pause(t->pause_arg);
-
     if (!succ) {
         /* Zero or one child: splice n out. */
         child = n->left ? n->left : n->right;
@@ -371,7 +367,7 @@ struct rb_node *rb_next(const struct rb_node *n)
  * Links are read once, so a tree changing under the walk (racy mode) gives
  * a meaningless answer but still a bounded walk. */
 struct rb_walk {
-    const struct rb_tree *t;
+    rb_cmp_fn cmp;
     size_t count;                       /* t->count, read once */
     size_t seen;                        /* nodes passed in order */
     const struct rb_node *prev;         /* the last of them */
@@ -412,7 +408,7 @@ static int check_subtree(struct rb_walk *w, const struct rb_node *n,
 
     if ((lh = check_subtree(w, left, n, depth + 1)) < 0)
         return -1;
-    if (w->prev && w->t->cmp(w->prev, n) >= 0)
+    if (w->prev && w->cmp(w->prev, n) >= 0)
         return fail(w, "order violated");
     if (++w->seen > w->count)
         return fail(w, "count mismatch");
@@ -424,9 +420,9 @@ static int check_subtree(struct rb_walk *w, const struct rb_node *n,
     return lh + !red;
 }
 
-const char *rb_check(const struct rb_tree *t)
+const char *rb_check(const struct rb_tree *t, rb_cmp_fn cmp)
 {
-    struct rb_walk w = { .t = t, .count = t->count };
+    struct rb_walk w = { .cmp = cmp, .count = t->count };
     const struct rb_node *root = t->root;
 
     if (root && root->red)

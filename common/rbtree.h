@@ -1,9 +1,12 @@
-/* rbtree.h -- an intrusive red-black tree that never allocates and never locks.
+/* rbtree.h -- an intrusive red-black tree that never allocates, never locks
+ * and knows nothing of what it holds, in the style of Linux's
+ * include/linux/rbtree.h.
  *
- * Embed a struct rb_node in your record and give the tree a comparator over
- * two nodes (use container_of/RB_ENTRY to get back to the record). Lookups
- * take a probe: a record of the same type filled with the key fields only.
- * Callers serialise access themselves (see server/lockmode.c).
+ * Embed a struct rb_node in your record. The tree keeps no comparator: the
+ * caller searches (with rb_find/rb_find_slot and a key comparator of its
+ * own, or by hand), links the new node where the search ended with
+ * rb_link_node, and then lets rb_insert_color recolour and rotate. Lookups
+ * take a key, never a probe record. Callers serialise access themselves.
  *
  * The rules kept after every insert and erase:
  *   1. every node is red or black; the root is black;
@@ -24,20 +27,12 @@ struct rb_node {
     int red;                    /* 1 red, 0 black */
 };
 
-/* Returns <0, 0 or >0 as a sorts before, equal to or after b. */
-typedef int (*rb_cmp_fn)(const struct rb_node *a, const struct rb_node *b);
-
-/* Called, when set, inside insert and erase between finding the place and
- * relinking: the race window of the classroom lab. NULL in normal runs. */
-typedef void (*rb_pause_fn)(void *arg);
-
 struct rb_tree {
     struct rb_node *root;
     size_t count;               /* nodes linked into the tree */
-    rb_cmp_fn cmp;
-    rb_pause_fn pause;          /* NULL unless --race-window is set */
-    void *pause_arg;
 };
+
+#define RB_TREE_INIT { NULL, 0 }
 
 /* Deepest tree rb_check() will walk: a valid tree of 2^63 nodes is lower. */
 #define RB_MAX_DEPTH 128
@@ -45,14 +40,40 @@ struct rb_tree {
 #define RB_ENTRY(ptr, type, member) \
     ((type *)((char *)(ptr) - offsetof(type, member)))
 
-void rb_init(struct rb_tree *t, rb_cmp_fn cmp);
+/* Orders two linked nodes (the checker's order rule): <0, 0 or >0. */
+typedef int (*rb_cmp_fn)(const struct rb_node *a, const struct rb_node *b);
 
-/* Links n into the tree. Returns NULL when inserted, or the node already in
- * the tree that compares equal (the tree is then unchanged and n untouched). */
-struct rb_node *rb_insert(struct rb_tree *t, struct rb_node *n);
+/* Compares a search key with a node: <0 when key sorts before n, 0 when
+ * equal, >0 after. The key's type is the caller's business. */
+typedef int (*rb_key_cmp_fn)(const void *key, const struct rb_node *n);
 
-/* Returns the node equal to probe, or NULL. */
-struct rb_node *rb_find(const struct rb_tree *t, const struct rb_node *probe);
+void rb_init(struct rb_tree *t);
+
+/* The node equal to key, or NULL. */
+struct rb_node *rb_find(const struct rb_tree *t, const void *key,
+                        rb_key_cmp_fn cmp);
+
+/* Searches for key. Returns the node equal to it (then *parent and *link
+ * are left alone), or NULL with *parent and *link naming the place a node
+ * with that key belongs: pass them to rb_link_node. The place stays right
+ * only while nobody else changes the tree. */
+struct rb_node *rb_find_slot(struct rb_tree *t, const void *key,
+                             rb_key_cmp_fn cmp, struct rb_node **parent,
+                             struct rb_node ***link);
+
+/* Links n, red, as a leaf at the place rb_find_slot (or the caller's own
+ * search) found. The tree may break rule 2 until rb_insert_color(t, n). */
+static inline void rb_link_node(struct rb_node *n, struct rb_node *parent,
+                                struct rb_node **link)
+{
+    n->parent = parent;
+    n->left = n->right = NULL;
+    n->red = 1;
+    *link = n;
+}
+
+/* Restores the rules after rb_link_node(n, ...) and counts n in. */
+void rb_insert_color(struct rb_tree *t, struct rb_node *n);
 
 /* Unlinks n, which must be in t. The caller still owns n and frees it. */
 void rb_erase(struct rb_tree *t, struct rb_node *n);
@@ -61,13 +82,13 @@ void rb_erase(struct rb_tree *t, struct rb_node *n);
 struct rb_node *rb_first(const struct rb_tree *t);
 struct rb_node *rb_next(const struct rb_node *n);
 
-/* Checks every invariant: parent links, BST order (strictly increasing in
- * order), root black, no red node with a red child, equal black height, depth
- * within RB_MAX_DEPTH and count matching the nodes reached. Returns NULL when
- * all hold, otherwise a static string naming the first broken one:
- * "order violated", "root is red", "red node with red child",
+/* Checks every invariant: parent links, order by cmp (strictly increasing
+ * in order), root black, no red node with a red child, equal black height,
+ * depth within RB_MAX_DEPTH and count matching the nodes reached. Returns
+ * NULL when all hold, otherwise a static string naming the first broken
+ * one: "order violated", "root is red", "red node with red child",
  * "black height differs", "parent link broken", "tree too deep or cyclic",
  * "count mismatch". Never loops forever on a corrupted tree. */
-const char *rb_check(const struct rb_tree *t);
+const char *rb_check(const struct rb_tree *t, rb_cmp_fn cmp);
 
 #endif

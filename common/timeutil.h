@@ -1,6 +1,6 @@
-/* timeutil.h -- the monotonic clock in nanoseconds and a sleep that
- * survives signals. Header only, no state: clients time requests with it,
- * and the server can use it for its own timings.
+/* timeutil.h -- the monotonic clock in nanoseconds, absolute deadlines for
+ * timed waits and a sleep that survives signals. Header only, no state:
+ * clients time requests with it, and the server uses it for its own timings.
  */
 #ifndef SSN_TIMEUTIL_H
 #define SSN_TIMEUTIL_H
@@ -34,6 +34,19 @@ static inline double time_ns_to_ms(uint64_t ns)
 static inline uint64_t time_s_to_ns(double s)
 {
     return s > 0 ? (uint64_t)(s * (double)TIME_NS_PER_SEC) : 0;
+}
+
+/* The CLOCK_MONOTONIC time ns nanoseconds from now, as the absolute
+ * timespec that pthread_cond_timedwait wants (with a condition variable
+ * set to CLOCK_MONOTONIC by pthread_condattr_setclock). */
+static inline struct timespec time_mono_after_ns(uint64_t ns)
+{
+    uint64_t t = time_now_ns() + ns;
+    struct timespec ts = {
+        .tv_sec = (time_t)(t / TIME_NS_PER_SEC),
+        .tv_nsec = (long)(t % TIME_NS_PER_SEC),
+    };
+    return ts;
 }
 
 /* Sleeps ns nanoseconds in full, resuming after signal interruptions. */

@@ -1,33 +1,33 @@
 /* conns.c -- the registry of live connections (server.h), used for the
  * connection counters and to end every session at shutdown. conns_lock
- * protects srv.conns and every session's prev/next. */
+ * protects srv.conns and every conn's prev/next. */
 #include <errno.h>
 #include <sys/socket.h>
 #include "server.h"
-#include "session.h"
+#include "timeutil.h"
 
-void conns_register(struct session *s)
+void conns_register(struct conn *c)
 {
     pthread_mutex_lock(&srv.conns_lock);
-    s->prev = NULL;
-    s->next = srv.conns;
+    c->prev = NULL;
+    c->next = srv.conns;
     if (srv.conns)
-        srv.conns->prev = s;
-    srv.conns = s;
+        srv.conns->prev = c;
+    srv.conns = c;
     atomic_fetch_add(&srv.connections_current, 1);
     atomic_fetch_add(&srv.connections_total, 1);
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
-void conns_unregister(struct session *s)
+void conns_unregister(struct conn *c)
 {
     pthread_mutex_lock(&srv.conns_lock);
-    if (s->prev)
-        s->prev->next = s->next;
+    if (c->prev)
+        c->prev->next = c->next;
     else
-        srv.conns = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+        srv.conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     atomic_fetch_sub(&srv.connections_current, 1);
     if (!srv.conns)
         pthread_cond_signal(&srv.conns_empty);  /* one waiter: main */
@@ -37,23 +37,16 @@ void conns_unregister(struct session *s)
 void conns_stop_all(void)
 {
     pthread_mutex_lock(&srv.conns_lock);
-    for (struct session *s = srv.conns; s; s = s->next)
-        shutdown(s->rfd, SHUT_RD);
+    for (struct conn *c = srv.conns; c; c = c->next)
+        shutdown(c->fd, SHUT_RD);
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
 int conns_wait_empty(long ms)
 {
-    struct timespec deadline;
+    struct timespec deadline = time_mono_after_ns((uint64_t)ms * TIME_NS_PER_MS);
     int rc = 0;
 
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += ms / 1000;
-    deadline.tv_nsec += (ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&srv.conns_lock);
     while (srv.conns && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&srv.conns_empty, &srv.conns_lock,

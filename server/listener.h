@@ -1,6 +1,6 @@
 /* listener.h -- the accept side: a libevent evconnlistener on the main
- * thread hands each connection to a session thread of its own. This is the
- * I/O model; it knows the lock policy only through one_at_a_time. */
+ * thread applies --max-clients and the lock policy's admission, then hands
+ * each connection to the thread-per-connection driver (threads.h). */
 #ifndef SSN_LISTENER_H
 #define SSN_LISTENER_H
 
@@ -9,6 +9,10 @@
 /* Binds srv.opt.bind:port and prints "listening on ADDR:PORT" on stdout.
  * Returns 0, or -1 after printing why on stderr. */
 int listener_start(struct event_base *base);
+
+/* Accepts again after the policy paused admission (any thread may call
+ * it; a no-op when not paused or after listener_stop). */
+void listener_resume(void);
 
 /* Stops accepting; connections already accepted go on. */
 void listener_stop(void);

@@ -1,68 +1,123 @@
-/* lockmode.c -- the five lock policies, side by side (see lockmode.h).
+/* lockmode.c -- the five lock policies, one row each (lockmode.h).
  *
- * store_lock protects the store (server/store.c: the tree and every entry
- * in it). Which hooks take it is the whole difference between the modes.
- * This is the only file compiled once per mode.
+ * The store's mutex (struct store, store.h) guards the tree and every entry
+ * in it; which hooks take it, and for how long, is the whole difference
+ * between the modes. Read a row across to know a mode:
+ *
+ *   serial    admits one session at a time and so needs no lock;
+ *   nolock    admits everyone and locks nothing: racy on purpose;
+ *   coarse    takes the mutex when a session begins and keeps it to its end;
+ *   fine      takes it around each store operation, and PRINT writes to
+ *             the client while holding it (a slow reader stalls everyone);
+ *   buffered  like fine, but PRINT is formatted under the mutex and written
+ *             after it is released.
  */
-#include <pthread.h>
 #include "lockmode.h"
+#include "print.h"
 
-static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER;
+/* ---- the hooks the rows are made of ---------------------------------- */
 
-static void lock(void)    { pthread_mutex_lock(&store_lock); }
-static void unlock(void)  { pthread_mutex_unlock(&store_lock); }
-static void nothing(void) { }
+static enum lock_admit admit_everyone(struct store *st)
+{
+    (void)st;
+    return LOCK_ADMIT_MORE;
+}
 
-static const struct lock_policy policies[] = {
-    {
+/* serial: the session just accepted is the only one until it ends. */
+static enum lock_admit admit_one(struct store *st)
+{
+    (void)st;
+    return LOCK_ADMIT_PAUSE;
+}
+
+static int nothing(struct store *st)
+{
+    (void)st;
+    return 0;
+}
+
+static int op_nothing(struct store *st, enum store_access how)
+{
+    (void)st; (void)how;
+    return 0;
+}
+
+static int op_lock(struct store *st, enum store_access how)
+{
+    (void)how;
+    return store_lock(st);
+}
+
+static int op_unlock(struct store *st, enum store_access how)
+{
+    (void)how;
+    return store_unlock(st);
+}
+
+/* No lock exists in this mode: say so rather than pretend it is held. */
+static enum lock_held held_nothing(const struct store *st)
+{
+    (void)st;
+    return LOCK_NONE;
+}
+
+static enum lock_held held_mutex(const struct store *st)
+{
+    return store_lock_owned(st) ? LOCK_HELD : LOCK_NOT_HELD;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+const struct lock_policy lock_policies[LOCK_MODES] = {
+    [LOCK_MODE_SERIAL] = {
         .name = "serial", .number = 1,
         .summary = "one connection at a time, no lock needed",
-        .one_at_a_time = 1, .print_under_lock = 1,
-        .session_enter = nothing, .session_leave = nothing,
-        .op_enter = nothing, .op_leave = nothing,
+        .admit = admit_one, .dismiss = admit_everyone,
+        .session_begin = nothing, .session_end = nothing,
+        .op_enter = op_nothing, .op_leave = op_nothing,
+        .print = print_while_walking,
+        .held = held_nothing,
     },
-    {
+    [LOCK_MODE_NOLOCK] = {
         .name = "nolock", .number = 2,
         .summary = "a thread per connection and NO LOCK: deliberately racy, "
                    "for race-condition demos only",
-        .racy = 1, .print_under_lock = 1,
-        .session_enter = nothing, .session_leave = nothing,
-        .op_enter = nothing, .op_leave = nothing,
+        .warning = "nolock mode: the tree is NOT protected; concurrent "
+                   "clients will corrupt it",
+        .admit = admit_everyone, .dismiss = admit_everyone,
+        .session_begin = nothing, .session_end = nothing,
+        .op_enter = op_nothing, .op_leave = op_nothing,
+        .print = print_while_walking,
+        .held = held_nothing,
     },
-    {
+    [LOCK_MODE_COARSE] = {
         .name = "coarse", .number = 3,
         .summary = "a thread per connection, one mutex held for the "
                    "connection's whole life",
-        .print_under_lock = 1,
-        .session_enter = lock, .session_leave = unlock,
-        .op_enter = nothing, .op_leave = nothing,
+        .admit = admit_everyone, .dismiss = admit_everyone,
+        .session_begin = store_lock, .session_end = store_unlock,
+        .op_enter = op_nothing, .op_leave = op_nothing,
+        .print = print_while_walking,
+        .held = held_mutex,
     },
-    {
+    [LOCK_MODE_FINE] = {
         .name = "fine", .number = 4,
         .summary = "a thread per connection, the mutex held around each "
                    "tree operation; PRINT writes while holding it",
-        .print_under_lock = 1,
-        .session_enter = nothing, .session_leave = nothing,
-        .op_enter = lock, .op_leave = unlock,
+        .admit = admit_everyone, .dismiss = admit_everyone,
+        .session_begin = nothing, .session_end = nothing,
+        .op_enter = op_lock, .op_leave = op_unlock,
+        .print = print_while_walking,
+        .held = held_mutex,
     },
-    {
+    [LOCK_MODE_BUFFERED] = {
         .name = "buffered", .number = 5,
         .summary = "like fine, but PRINT is formatted under the mutex and "
                    "written after unlocking",
-        .print_under_lock = 0,
-        .session_enter = nothing, .session_leave = nothing,
-        .op_enter = lock, .op_leave = unlock,
+        .admit = admit_everyone, .dismiss = admit_everyone,
+        .session_begin = nothing, .session_end = nothing,
+        .op_enter = op_lock, .op_leave = op_unlock,
+        .print = print_after_unlock,
+        .held = held_mutex,
     },
 };
-
-#define SSN_MODE_SERIAL   1
-#define SSN_MODE_NOLOCK   2
-#define SSN_MODE_COARSE   3
-#define SSN_MODE_FINE     4
-#define SSN_MODE_BUFFERED 5
-
-#ifndef SSN_LOCK_MODE
-#error "build with -DSSN_LOCK_MODE=SSN_MODE_<name> (see the Makefile)"
-#endif
-
-const struct lock_policy *const lock_policy = &policies[SSN_LOCK_MODE - 1];

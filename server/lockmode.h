@@ -1,35 +1,92 @@
-/* lockmode.h -- the lock policy seam: what each of the five modes locks.
+/* lockmode.h -- the lock policy: what each of the five modes locks, as a
+ * table of functions (SQLite's mutex methods are the model). Nothing
+ * outside lockmode.c knows which mode it runs in: the drivers and the
+ * session call these hooks, and each mode's row in lockmode.c says what
+ * the hook does. A reader who wants one mode's whole locking story reads
+ * its row there.
  *
- * The session and the store never test which mode they are in; they call
- * these hooks, and server/lockmode.c (compiled once per mode with
- * -DSSN_LOCK_MODE=...) says what each hook does, all five side by side.
- *
- *   mode      sessions at once   held around              PRINT writes
- *   serial    one                nothing                  while serving
- *   nolock    many               nothing (racy!)          while serving
- *   coarse    many               the whole connection     under the lock
- *   fine      many               each tree operation      under the lock
- *   buffered  many               each tree operation      after unlocking
+ *   mode      sessions at once   store lock held around   PRINT reaches the
+ *                                                         client
+ *   serial    one                nothing (no lock)        while walking
+ *   nolock    many               nothing (racy!)          while walking
+ *   coarse    many               a session's whole life   while walking
+ *   fine      many               each store operation     while walking,
+ *                                                         lock held
+ *   buffered  many               each store operation     after unlocking
  */
 #ifndef SSN_LOCKMODE_H
 #define SSN_LOCKMODE_H
+
+#include "store.h"
+
+struct session;
+
+/* Whether the driver may accept another connection while this one runs. */
+enum lock_admit {
+    LOCK_ADMIT_MORE,            /* keep accepting */
+    LOCK_ADMIT_PAUSE,           /* stop accepting until this session's
+                                   dismiss answers LOCK_ADMIT_MORE: the
+                                   others wait, unread, in the backlog */
+};
+
+/* The answer of held(): LOCK_NONE is the honest answer of a mode that has
+ * no store lock at all, so an assertion can tell "not held" (a bug) from
+ * "nothing to hold" (serial's design, nolock's point). */
+enum lock_held {
+    LOCK_NOT_HELD,
+    LOCK_HELD,
+    LOCK_NONE,
+};
 
 struct lock_policy {
     const char *name;           /* "serial", "nolock", ... */
     int number;                 /* the classic ssnserver1..5 numbering */
     const char *summary;        /* one line for --help and the start-up line */
-    int one_at_a_time;          /* serial: the listener pauses while a
-                                   session runs, others wait in the backlog */
-    int racy;                   /* nolock: the tree is not protected */
-    int print_under_lock;       /* PRINT writes to the client while the
-                                   store lock (if any) is held */
-    void (*session_enter)(void);    /* when a connection starts */
-    void (*session_leave)(void);    /* when it ends */
-    void (*op_enter)(void);         /* around each store operation */
-    void (*op_leave)(void);
+    const char *warning;        /* logged at start-up, or NULL */
+
+    /* On the accepting thread, for each connection accepted, and when its
+     * session has ended. */
+    enum lock_admit (*admit)(struct store *st);
+    enum lock_admit (*dismiss)(struct store *st);
+
+    /* On the session's thread, before its first request and after its last.
+     * Each returns 0 or -errno. */
+    int (*session_begin)(struct store *st);
+    int (*session_end)(struct store *st);
+
+    /* Around each store operation. Each returns 0 or -errno; after a
+     * failed op_enter the operation must not run. */
+    int (*op_enter)(struct store *st, enum store_access how);
+    int (*op_leave)(struct store *st, enum store_access how);
+
+    /* Answers PRINT into the session: the whole listing as one reply, or
+     * the session ends. Returns 0, or -errno when the client could not be
+     * written to. */
+    int (*print)(struct session *s);
+
+    /* Whether the calling thread holds the store as this mode requires. */
+    enum lock_held (*held)(const struct store *st);
 };
 
-/* The policy this binary was built with. */
-extern const struct lock_policy *const lock_policy;
+enum lock_mode {
+    LOCK_MODE_SERIAL,
+    LOCK_MODE_NOLOCK,
+    LOCK_MODE_COARSE,
+    LOCK_MODE_FINE,
+    LOCK_MODE_BUFFERED,
+    LOCK_MODES,
+};
+
+/* Every mode's row, indexed by enum lock_mode. */
+extern const struct lock_policy lock_policies[LOCK_MODES];
+
+/* The policy this binary was built with (lockmode_build.c, compiled once per
+ * mode by the Makefile). */
+extern const struct lock_policy *const lock_policy_built;
+
+/* Asserts, in builds with assertions, that the store is held as its policy
+ * requires. Every _locked store function starts with it. */
+#define STORE_ASSERT_HELD(st) \
+    assert((st)->policy->held(st) != LOCK_NOT_HELD)
 
 #endif

@@ -17,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "log.h"
-#include "outbuf.h"
+#include "fdio.h"
+#include "timeutil.h"
 
 #define LOG_BUF_SIZE   (256 * 1024)    /* each of the two buffers */
 #define LOG_LINE_MAX   512             /* longer lines are cut */
@@ -27,7 +28,7 @@
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
-static int log_level = LOG_INFO;
+static int log_level = LOG_LEVEL_INFO;
 static int log_fd = 2;
 static atomic_int started;           /* the writer thread runs */
 
@@ -67,9 +68,9 @@ static void write_out(void)
     }
     pthread_mutex_unlock(&log_lock);
 
-    write_all(log_fd, 0, full, len);
+    fd_write_all(log_fd, full, len);
     if (nlen)
-        write_all(log_fd, 0, note, nlen);
+        fd_write_all(log_fd, note, nlen);
 }
 
 static void *writer_main(void *arg)
@@ -77,13 +78,7 @@ static void *writer_main(void *arg)
     (void)arg;
     pthread_mutex_lock(&log_lock);
     while (!stopping) {
-        struct timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        t.tv_nsec += LOG_PERIOD_MS * 1000000L;
-        if (t.tv_nsec >= 1000000000L) {
-            t.tv_sec++;
-            t.tv_nsec -= 1000000000L;
-        }
+        struct timespec t = time_mono_after_ns(LOG_PERIOD_MS * TIME_NS_PER_MS);
         pthread_cond_timedwait(&log_wake, &log_lock, &t);
         if (active_len == 0 && !dropped)
             continue;
@@ -153,7 +148,7 @@ void log_msg(int level, const char *fmt, ...)
     line[len++] = '\n';
 
     if (!started) {                     /* start-up and tests: no thread */
-        write_all(log_fd, 0, line, len);
+        fd_write_all(log_fd, line, len);
         return;
     }
     pthread_mutex_lock(&log_lock);

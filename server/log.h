@@ -7,7 +7,13 @@
 #ifndef SSN_LOG_H
 #define SSN_LOG_H
 
-enum log_level { LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG };
+/* Prefixed, so they never clash with <syslog.h>'s LOG_INFO and friends. */
+enum log_level {
+    LOG_LEVEL_ERROR,
+    LOG_LEVEL_WARN,
+    LOG_LEVEL_INFO,
+    LOG_LEVEL_DEBUG,
+};
 
 /* Parses "error", "warn", "info" or "debug"; -1 when unknown. */
 int log_level_parse(const char *s);

@@ -37,7 +37,7 @@ static void usage(FILE *f)
 "\n"
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server cleanly.\n",
-            prog, lock_policy->name, lock_policy->number, lock_policy->summary,
+            prog, lock_policy_built->name, lock_policy_built->number, lock_policy_built->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX);
 }
 
@@ -81,7 +81,7 @@ void options_parse(int argc, char **argv, struct options *opt)
     opt->bind = "127.0.0.1";
     opt->port = SSN_DEFAULT_PORT;
     opt->max_clients = SSN_DEFAULT_MAX;
-    opt->log_level = LOG_INFO;
+    opt->log_level = LOG_LEVEL_INFO;
 
     while ((c = getopt_long(argc, argv, "p:b:m:ql:hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -106,7 +106,7 @@ void options_parse(int argc, char **argv, struct options *opt)
         case 'h': usage(stdout); exit(0);
         case 'V':
             printf("ssnserver %s, lock mode %s (ssnserver%d)\n",
-                   SSN_VERSION, lock_policy->name, lock_policy->number);
+                   SSN_VERSION, lock_policy_built->name, lock_policy_built->number);
             exit(0);
         default:
             fprintf(stderr, "Try '%s --help'.\n", prog);

@@ -2,8 +2,10 @@
  * started with, the store, the counters STATS reports and the registry of
  * live connections used at shutdown.
  *
- * Locking: the store is protected as the lock policy says (lockmode.h); the
- * counters are atomics; the connection list is protected by conns_lock.
+ * Locking: the store guards itself as its policy says (store.h,
+ * lockmode.h); the counters are atomics; the connection registry is
+ * protected by conns_lock. Lock order: conns_lock is never held while the
+ * store lock is taken, nor the other way round.
  */
 #ifndef SSN_SERVER_H
 #define SSN_SERVER_H
@@ -28,11 +30,16 @@ struct options {
     const char *log_file;       /* NULL: stderr */
 };
 
-struct session;
+/* One accepted connection of the thread-per-connection driver. */
+struct conn {
+    int fd;
+    struct session *session;
+    struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
+};
 
 struct server {
     struct options opt;
-    struct store store;         /* protected by the lock policy */
+    struct store store;         /* guarded as its policy says */
     struct timespec started;    /* CLOCK_MONOTONIC */
 
     atomic_long connections_current;
@@ -40,11 +47,10 @@ struct server {
     atomic_long connections_rejected;
     atomic_long commands_total;
     atomic_long thread_failures;
-    atomic_int stopping;        /* set once at shutdown */
 
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */
-    struct session *conns;      /* live sessions; protected by conns_lock */
+    struct conn *conns;         /* live connections; protected by conns_lock */
 };
 
 extern struct server srv;
@@ -52,10 +58,10 @@ extern struct server srv;
 /* Seconds since start-up. */
 long server_uptime(void);
 
-/* conns.c: the registry of live sessions. register counts the connection;
- * unregister uncounts it and wakes a waiting shutdown. */
-void conns_register(struct session *s);
-void conns_unregister(struct session *s);
+/* conns.c: the registry of live connections. register counts the
+ * connection; unregister uncounts it and wakes a waiting shutdown. */
+void conns_register(struct conn *c);
+void conns_unregister(struct conn *c);
 /* Shuts the read side of every live connection so each session ends after
  * its current request. */
 void conns_stop_all(void);

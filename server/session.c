@@ -1,34 +1,33 @@
-/* session.c -- one connection's request loop (session.h).
+/* session.c -- the session core (session.h): requests in, one reply each
+ * out, no I/O of its own. Also the reply builder of reply.h.
  *
- * Every complete request already read is answered before the next read, and
- * the replies of such a batch leave in one write. The store is touched only
- * between lock_policy->op_enter and op_leave; nothing is allocated, freed or
- * written to the client inside them, except PRINT in the modes whose policy
- * says print_under_lock (that is what fine mode demonstrates).
+ * Every complete request already received is answered before the driver
+ * receives again, and the replies of such a batch leave in one write. The
+ * commands themselves are in commands.c; the store is touched only there
+ * and in print.c, between the policy's op_enter and op_leave.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "commands.h"
 #include "lockmode.h"
 #include "proto.h"
+#include "reply.h"
 #include "server.h"
 #include "session.h"
 
-#define OUT_INITIAL     4096    /* reply buffer to start with */
-#define OUT_HIGH_WATER  65536   /* flush mid-batch beyond this */
-#define PRINT_CHUNK     4096    /* PRINT under the lock writes this much
-                                   at a time */
-
-struct session *session_new(int rfd, int wfd, int quiet)
+struct session *session_new(struct store *st, const struct session_io *io,
+                            int quiet)
 {
     struct session *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    s->rfd = rfd;
-    s->wfd = wfd;
+    s->store = st;
+    s->io = *io;
     s->quiet = quiet;
-    lr_init(&s->lr, rfd, PROTO_MAX_LINE);
-    if (ob_init(&s->out, wfd, OUT_INITIAL))
+    lr_init(&s->in, PROTO_MAX_LINE);
+    if (ob_init(&s->out, SESSION_OUT_INITIAL))
         goto err;
     s->digest = digest_new();
     if (!s->digest)
@@ -51,258 +50,158 @@ void session_free(struct session *s)
     free(s);
 }
 
-static void reply(struct session *s, const char *line)
+int session_begin(struct session *s)
 {
-    ob_puts(&s->out, line);
+    return s->store->policy->session_begin(s->store);
 }
 
-static void reply_ok(struct session *s)
+void session_end(struct session *s)
 {
-    if (!s->quiet)
-        reply(s, "OK\n");
+    s->store->policy->session_end(s->store);
 }
 
-static void do_add(struct session *s)
+/* ---- replies ----------------------------------------------------------- */
+
+void reply_begin(struct session *s)
 {
-    if (!s->spare && !(s->spare = store_entry_new())) {
-        reply(s, "Error: out of memory\n");
+    s->reply_mark = s->out.len;
+    s->reply_failed = 0;
+}
+
+void reply_put(struct session *s, const void *data, size_t len)
+{
+    if (!s->reply_failed && ob_append(&s->out, data, len))
+        s->reply_failed = 1;
+}
+
+void reply_puts(struct session *s, const char *str)
+{
+    reply_put(s, str, strlen(str));
+}
+
+void reply_printf(struct session *s, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (s->reply_failed)
         return;
-    }
-    struct entry *e = s->spare;
-    memcpy(e->first, s->probe.first, sizeof(e->first));
-    memcpy(e->last, s->probe.last, sizeof(e->last));
-    memcpy(e->ssn, s->probe.ssn, sizeof(e->ssn));
-    e->age = s->probe.age;
-
-    struct store_mutation m = { .op = STORE_ADD, .entry = e };
-    lock_policy->op_enter();
-    int rc = store_apply_locked(&srv.store, &m);
-    lock_policy->op_leave();
-
-    if (rc == 0) {
-        s->spare = store_entry_new();   /* outside the lock */
-        reply_ok(s);
-    } else {
-        ob_printf(&s->out, "Error: %s %s already exists\n", e->first, e->last);
-    }
+    va_start(ap, fmt);
+    if (ob_vprintf(&s->out, fmt, ap))
+        s->reply_failed = 1;
+    va_end(ap);
 }
 
-static void do_delete(struct session *s)
+int reply_failed(const struct session *s)
 {
-    struct store_mutation m = { .op = STORE_DELETE, .entry = &s->probe };
-    lock_policy->op_enter();
-    int rc = store_apply_locked(&srv.store, &m);
-    lock_policy->op_leave();
-
-    if (rc == 0) {
-        store_entry_free(m.removed);    /* outside the lock */
-        reply_ok(s);
-    } else {
-        ob_printf(&s->out, "Error: No %s %s\n", s->probe.first, s->probe.last);
-    }
+    return s->reply_failed;
 }
 
-static void do_find(struct session *s)
+int reply_send_now(struct session *s)
 {
-    char line[ENTRY_LINE_MAX];
-    size_t n = 0;
+    int rc = session_flush(s);
+    s->reply_mark = 0;
+    return rc;
+}
 
-    lock_policy->op_enter();
-    const struct entry *e = store_find_locked(&srv.store, &s->probe);
-    if (e)
-        n = entry_format_print(e, line);    /* copy before unlocking */
-    lock_policy->op_leave();
+/* One reply per request: a reply that lost a part is replaced whole. The
+ * error line needs 21 bytes; if even that cannot be had, what is buffered
+ * goes to the client first, after which the buffer's own capacity (at
+ * least SESSION_OUT_INITIAL) holds it without allocating. */
+void reply_end(struct session *s)
+{
+    if (!s->reply_failed)
+        return;
+    ob_truncate(&s->out, s->reply_mark);
+    if (ob_puts(&s->out, PROTO_ERR_NOMEM_LINE) &&
+        reply_send_now(s) == 0)
+        ob_puts(&s->out, PROTO_ERR_NOMEM_LINE);
+    s->reply_failed = 0;
+}
 
-    if (e)
-        ob_append(&s->out, line, n);
+/* ---- input and output -------------------------------------------------- */
+
+char *session_recv_space(struct session *s, size_t *room)
+{
+    return lr_space(&s->in, room);
+}
+
+/* Answers one request. */
+static void handle(struct session *s, const char *line, size_t len)
+{
+    struct proto_req req;
+    enum proto_cmd cmd = proto_parse(line, len, &req, &s->req);
+
+    if (cmd == PROTO_BLANK)
+        return;                 /* no reply at all, not counted */
+    reply_begin(s);
+    if (cmd == PROTO_INVALID)
+        reply_printf(s, "%s\n", req.err);
     else
-        ob_printf(&s->out, "Error: No %s %s\n", s->probe.first, s->probe.last);
+        cmd_run(s, cmd);
+    reply_end(s);
+    s->commands++;
 }
 
-/* PRINT's per-entry step. Under print_under_lock the chunk goes to the
- * client right here, lock held: a slow reader stalls every other client. */
-static int print_one(const struct entry *e, void *arg)
+int session_received(struct session *s, size_t n)
 {
-    struct session *s = arg;
-    char line[ENTRY_LINE_MAX];
-    size_t n = entry_format_print(e, line);
+    char *line;
+    size_t len;
+    int st;
 
-    if (ob_append(&s->out, line, n))
-        return -ENOMEM;
-    if (lock_policy->print_under_lock && s->out.len >= PRINT_CHUNK)
-        return ob_flush(&s->out);
-    return 0;
+    lr_commit(&s->in, n);
+    while (!s->ending && (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
+        if (st == LR_TOOLONG) {
+            s->commands++;
+            reply_begin(s);
+            reply_puts(s, "Error: line too long\n");
+            reply_end(s);
+        } else {
+            handle(s, line, len);
+        }
+        if (s->out.len >= SESSION_OUT_HIGH_WATER)
+            session_flush(s);
+    }
+    atomic_fetch_add(&srv.commands_total, s->commands);
+    s->commands = 0;
+    return s->ending;
 }
 
-/* Returns -errno when the client could not be written to. */
-static int do_print(struct session *s)
+int session_input(struct session *s, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0 && !s->ending) {
+        size_t room;
+        char *dst = session_recv_space(s, &room);
+        size_t n = len < room ? len : room;
+
+        memcpy(dst, p, n);
+        session_received(s, n);
+        p += n;
+        len -= n;
+    }
+    return s->ending;
+}
+
+const char *session_output(const struct session *s, size_t *len)
+{
+    *len = s->out.len;
+    return s->out.buf;
+}
+
+void session_output_sent(struct session *s, size_t n)
+{
+    ob_consume(&s->out, n);
+}
+
+int session_flush(struct session *s)
 {
     int rc = 0;
 
-    if (lock_policy->print_under_lock)
-        rc = ob_flush(&s->out);         /* earlier replies first, unlocked */
-    if (rc)
-        return rc;
-    lock_policy->op_enter();
-    ob_puts(&s->out, ENTRY_PRINT_HEAD);
-    rc = store_foreach_locked(&srv.store, print_one, s);
-    ob_puts(&s->out, ENTRY_PRINT_TAIL);
-    if (lock_policy->print_under_lock && rc == 0)
-        rc = ob_flush(&s->out);
-    lock_policy->op_leave();
-    return rc == -ENOMEM ? 0 : rc;
-}
-
-struct digest_walk {
-    struct digest *d;
-    size_t len;
-    char buf[4096];             /* dump lines, hashed a chunk at a time */
-};
-
-static int digest_one(const struct entry *e, void *arg)
-{
-    struct digest_walk *w = arg;
-
-    if (w->len + ENTRY_LINE_MAX > sizeof(w->buf)) {
-        digest_update(w->d, w->buf, w->len);
-        w->len = 0;
-    }
-    w->len += entry_format_dump(e, w->buf + w->len);
-    return 0;
-}
-
-/* Hashing happens under the lock: it is CPU work on data the lock guards,
- * with no I/O and no allocation (see docs/LESSONS.md on the context). */
-static void do_digest(struct session *s)
-{
-    struct digest_walk w = { .d = s->digest, .len = 0 };
-    char hex[DIGEST_HEX_LEN + 1];
-    int rc = digest_begin(w.d);
-
-    lock_policy->op_enter();
-    if (rc == 0) {
-        store_foreach_locked(&srv.store, digest_one, &w);
-        rc = digest_update(w.d, w.buf, w.len);
-    }
-    lock_policy->op_leave();
-    if (rc == 0)
-        rc = digest_end(w.d, hex);
-    if (rc == 0)
-        ob_printf(&s->out, "%s\n", hex);
-    else
-        reply(s, "Error: digest failed\n");
-}
-
-static void do_count(struct session *s)
-{
-    lock_policy->op_enter();
-    size_t n = store_count_locked(&srv.store);
-    lock_policy->op_leave();
-    ob_printf(&s->out, "%zu\n", n);
-}
-
-static void do_check(struct session *s)
-{
-    lock_policy->op_enter();
-    const char *broken = store_check_locked(&srv.store);
-    size_t n = store_count_locked(&srv.store);
-    lock_policy->op_leave();
-    if (broken)
-        ob_printf(&s->out, "Error: %s\n", broken);
-    else
-        ob_printf(&s->out, "OK %zu entries, all invariants hold\n", n);
-}
-
-static void do_stats(struct session *s)
-{
-    lock_policy->op_enter();
-    size_t n = store_count_locked(&srv.store);
-    lock_policy->op_leave();
-    ob_printf(&s->out,
-              "mode %s\n"
-              "version %s\n"
-              "uptime_seconds %ld\n"
-              "connections_current %ld\n"
-              "connections_total %ld\n"
-              "connections_rejected %ld\n"
-              "thread_failures %ld\n"
-              "commands_total %ld\n"
-              "entries %zu\n"
-              "race_window_usec %ld\n"
-              "END\n",
-              lock_policy->name, SSN_VERSION, server_uptime(),
-              atomic_load(&srv.connections_current),
-              atomic_load(&srv.connections_total),
-              atomic_load(&srv.connections_rejected),
-              atomic_load(&srv.thread_failures),
-              atomic_load(&srv.commands_total) + s->commands,
-              n, srv.opt.race_window_us);
-}
-
-/* Answers one request into the reply buffer. Returns 1 when the session
- * must end (QUIT, or the client cannot be written to), else 0. */
-static int session_handle(struct session *s, const char *line, size_t len)
-{
-    struct proto_req req;
-
-    switch (proto_parse(line, len, &req, &s->probe)) {
-    case PROTO_BLANK:
-        return 0;
-    case PROTO_INVALID:
-        ob_printf(&s->out, "%s\n", req.err);
-        break;
-    case PROTO_ADD:    do_add(s);    break;
-    case PROTO_DELETE: do_delete(s); break;
-    case PROTO_FIND:   do_find(s);   break;
-    case PROTO_PRINT:
-        if (do_print(s)) {
-            s->commands++;
-            return 1;
-        }
-        break;
-    case PROTO_COUNT:  do_count(s);  break;
-    case PROTO_CHECK:  do_check(s);  break;
-    case PROTO_DIGEST: do_digest(s); break;
-    case PROTO_STATS:  do_stats(s);  break;
-    case PROTO_HELP:   reply(s, proto_help_text); break;
-    case PROTO_QUIT:
-        if (!s->quiet)
-            reply(s, "Bye\n");
-        s->commands++;
-        return 1;
-    }
-    s->commands++;
-    return 0;
-}
-
-void session_run(struct session *s)
-{
-    int done = 0;
-
-    lock_policy->session_enter();
-    while (!done) {
-        ssize_t n = lr_fill(&s->lr);
-        if (n <= 0)
-            break;                      /* closed, reset or shut down */
-        char *line;
-        size_t len;
-        int st;
-        while (!done && (st = lr_next(&s->lr, &line, &len)) != LR_AGAIN) {
-            if (st == LR_TOOLONG) {
-                reply(s, "Error: line too long\n");
-                s->commands++;
-            } else {
-                done = session_handle(s, line, len);
-            }
-            if (s->out.len >= OUT_HIGH_WATER && ob_flush(&s->out))
-                done = 1;
-        }
-        if (s->out.len && ob_flush(&s->out))
-            done = 1;
-        atomic_fetch_add(&srv.commands_total, s->commands);
-        s->commands = 0;
-    }
     if (s->out.len)
-        ob_flush(&s->out);
-    lock_policy->session_leave();
+        rc = s->io.send(s->io.arg, s->out.buf, s->out.len);
+    s->out.len = 0;
+    if (rc)
+        s->ending = 1;
+    return rc;
 }

@@ -1,31 +1,87 @@
-/* session.h -- one client's conversation: read requests, answer them in
- * order, batching the replies to everything already received into one
- * write. The same loop serves a socket or stdin/stdout (--stdin).
+/* session.h -- one client's conversation, with no I/O of its own: bytes in,
+ * replies out (the "sans-I/O" shape of h11 or picohttpparser).
+ *
+ * A driver owns the connection. It receives bytes straight into the
+ * session's input buffer (session_recv_space, then session_received, which
+ * answers every complete request already there, in order), then sends the
+ * replies of that whole batch with one write (session_output and
+ * session_output_sent, or session_flush). The session calls the driver back
+ * through struct session_io only when it must send before the batch ends:
+ * past OUT_HIGH_WATER bytes of replies, and when the lock policy writes
+ * PRINT while walking the tree. Every request gets exactly one reply.
+ *
+ * A session is used by one thread at a time. It touches the shared store
+ * only through the lock policy's hooks (lockmode.h).
  */
 #ifndef SSN_SESSION_H
 #define SSN_SESSION_H
 
+#include <stddef.h>
 #include "digest.h"
+#include "entry.h"
 #include "linereader.h"
 #include "outbuf.h"
 
-struct session {
-    int rfd, wfd;
-    int quiet;                  /* --quiet: no OK or Bye */
-    struct linereader lr;
-    struct outbuf out;
-    struct digest *digest;      /* this thread's own SHA-256 context */
-    struct entry *spare;        /* made outside the lock, for the next ADD */
-    struct entry probe;         /* the current request's fields */
-    long commands;              /* requests answered, not yet counted in srv */
-    struct session *prev, *next;    /* srv.conns; protected by conns_lock */
+struct store;
+
+#define SESSION_OUT_INITIAL     4096    /* reply buffer to start with */
+#define SESSION_OUT_HIGH_WATER  65536   /* send mid-batch beyond this */
+
+/* The driver's side. send writes all of data to the client before it
+ * returns, and returns 0 or -errno. */
+struct session_io {
+    int (*send)(void *arg, const void *data, size_t len);
+    void *arg;
 };
 
-/* NULL when memory or a digest context cannot be had. Does not own fds. */
-struct session *session_new(int rfd, int wfd, int quiet);
+struct session {
+    struct store *store;        /* shared: held only as its policy says */
+    struct session_io io;
+    int quiet;                  /* --quiet: no OK or Bye */
+    int ending;                 /* QUIT was answered, or sending failed:
+                                   no further request is read */
+    struct linereader in;       /* bytes received, split into requests */
+    struct outbuf out;          /* replies not yet sent */
+    size_t reply_mark;          /* out.len where the current reply began */
+    int reply_failed;           /* a part of the current reply was lost */
+    struct digest *digest;      /* this session's own SHA-256 context */
+    struct entry *spare;        /* made outside the lock, for the next ADD */
+    struct entry req;           /* the current request's fields */
+    long commands;              /* requests answered, not yet counted in
+                                   srv.commands_total */
+};
+
+/* NULL when memory or a digest context cannot be had. */
+struct session *session_new(struct store *st, const struct session_io *io,
+                            int quiet);
 void session_free(struct session *s);
 
-/* Serves until the client says DONE/QUIT, closes, or fails. */
-void session_run(struct session *s);
+/* The policy's session hooks (coarse takes the store lock here for the
+ * session's whole life). session_begin returns 0 or -errno; when it fails
+ * the session must not be used. */
+int session_begin(struct session *s);
+void session_end(struct session *s);
+
+/* Where the driver receives: *room free bytes (never 0 while the session
+ * is not ending). Then session_received(s, n) with the count received. */
+char *session_recv_space(struct session *s, size_t *room);
+
+/* n bytes arrived: answers every complete request buffered. Returns 1 when
+ * the session is over (QUIT, or the client could not be written to): the
+ * driver sends what output is left and closes. Else 0. */
+int session_received(struct session *s, size_t n);
+
+/* Copies data in and answers as session_received does, as often as the
+ * input buffer needs (for tests and drivers without a buffer of their own).
+ * Stops at the end of the session. Returns as session_received. */
+int session_input(struct session *s, const void *data, size_t len);
+
+/* The replies not yet sent, and how many bytes of them the driver sent. */
+const char *session_output(const struct session *s, size_t *len);
+void session_output_sent(struct session *s, size_t n);
+
+/* Sends every reply not yet sent through io.send. Returns 0 or -errno; on
+ * error the session is ending and the output is dropped. */
+int session_flush(struct session *s);
 
 #endif

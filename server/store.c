@@ -1,72 +1,142 @@
-/* store.c -- people kept in a red-black tree keyed by (last, first).
- * Nothing here locks: callers hold the store lock (see lockmode.h) around
- * every call ending in _locked. Nothing here allocates under that lock
- * either: entries are made and freed by the session, outside it. */
+/* store.c -- people kept in a red-black tree keyed by (last, first), and the
+ * mutex that guards them (store.h). The policy (lockmode.c) decides when the
+ * mutex is taken; every _locked function asserts it is held as the policy
+ * requires. Nothing here allocates under the lock: entries are made and
+ * freed by the session, outside it.
+ *
+ * The tree is searched here and then linked and recoloured (rbtree.h), so
+ * the race window of the lab sits in this file, between the search and the
+ * relinking, and not in the generic tree.
+ */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <openssl/crypto.h>
+#include "lockmode.h"
 #include "store.h"
 
-void store_init(struct store *s, rb_pause_fn pause, void *arg)
+int store_init(struct store *st, const struct lock_policy *policy)
 {
-    rb_init(&s->tree, entry_cmp);
-    s->tree.pause = pause;
-    s->tree.pause_arg = arg;
+    int rc = pthread_mutex_init(&st->lock, NULL);
+    if (rc)
+        return -rc;
+    atomic_init(&st->owner, 0);
+    st->policy = policy;
+    rb_init(&st->tree);
+    st->pause = NULL;
+    st->pause_arg = NULL;
+    return 0;
 }
 
-void store_destroy(struct store *s)
+void store_destroy(struct store *st)
 {
-    struct rb_node *n = rb_first(&s->tree);
+    struct rb_node *n = rb_first(&st->tree);
 
-    s->tree.pause = NULL;
     while (n) {
         struct rb_node *next = rb_next(n);
-        rb_erase(&s->tree, n);
+        rb_erase(&st->tree, n);
         store_entry_free(RB_ENTRY(n, struct entry, node));
         n = next;
     }
+    pthread_mutex_destroy(&st->lock);
 }
 
-int store_apply_locked(struct store *s, struct store_mutation *m)
+int store_lock(struct store *st)
 {
-    struct rb_node *n;
+    int rc = pthread_mutex_lock(&st->lock);
+    if (rc)
+        return -rc;
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+    return 0;
+}
 
+int store_unlock(struct store *st)
+{
+    atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
+    int rc = pthread_mutex_unlock(&st->lock);
+    return -rc;
+}
+
+/* Only the holder ever writes its own id into owner, so a thread reads its
+ * own id there exactly when it holds the mutex. */
+int store_lock_owned(const struct store *st)
+{
+    return atomic_load_explicit(&st->owner, memory_order_relaxed) ==
+           (unsigned long)pthread_self();
+}
+
+/* The lab's race window: the place is chosen, nothing is relinked yet. A
+ * thread that changes the tree now makes that place stale. */
+static void race_window(const struct store *st)
+{
+    if (st->pause)
+        st->pause(st->pause_arg);
+}
+
+static int add_locked(struct store *st, struct entry *e)
+{
+    struct entry_key key = { .last = e->last, .first = e->first };
+    struct rb_node *parent, **link;
+
+    if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent, &link))
+        return -EEXIST;
+    race_window(st);
+    rb_link_node(&e->node, parent, link);
+    rb_insert_color(&st->tree, &e->node);
+    return 0;
+}
+
+static int delete_locked(struct store *st, struct store_mutation *m)
+{
+    struct rb_node *n = rb_find(&st->tree, &m->key, entry_key_cmp);
+
+    if (!n)
+        return -ENOENT;
+    race_window(st);
+    rb_erase(&st->tree, n);
+    m->removed = RB_ENTRY(n, struct entry, node);
+    return 0;
+}
+
+int store_apply_locked(struct store *st, struct store_mutation *m)
+{
+    STORE_ASSERT_HELD(st);
     switch (m->op) {
     case STORE_ADD:
-        return rb_insert(&s->tree, &m->entry->node) ? -EEXIST : 0;
+        return add_locked(st, m->entry);
     case STORE_DELETE:
-        n = rb_find(&s->tree, &m->entry->node);
-        if (!n)
-            return -ENOENT;
-        rb_erase(&s->tree, n);
-        m->removed = RB_ENTRY(n, struct entry, node);
-        return 0;
+        return delete_locked(st, m);
     }
     return -EINVAL;
 }
 
-const struct entry *store_find_locked(const struct store *s,
-                                      const struct entry *probe)
+const struct entry *store_find_locked(const struct store *st,
+                                      const struct entry_key *key)
 {
-    struct rb_node *n = rb_find(&s->tree, &probe->node);
+    STORE_ASSERT_HELD(st);
+    struct rb_node *n = rb_find(&st->tree, key, entry_key_cmp);
     return n ? RB_ENTRY(n, struct entry, node) : NULL;
 }
 
-size_t store_count_locked(const struct store *s)
+size_t store_count_locked(const struct store *st)
 {
-    return s->tree.count;
+    STORE_ASSERT_HELD(st);
+    return st->tree.count;
 }
 
-const char *store_check_locked(const struct store *s)
+const char *store_check_locked(const struct store *st)
 {
-    return rb_check(&s->tree);
+    STORE_ASSERT_HELD(st);
+    return rb_check(&st->tree, entry_cmp);
 }
 
-int store_foreach_locked(const struct store *s,
+int store_foreach_locked(const struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg)
 {
-    for (struct rb_node *n = rb_first(&s->tree); n; n = rb_next(n)) {
+    STORE_ASSERT_HELD(st);
+    for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
         int rc = fn(RB_ENTRY(n, struct entry, node), arg);
         if (rc)
             return rc;

@@ -1,0 +1,34 @@
+/* fdio.c -- whole writes to a file descriptor (fdio.h). */
+#include <errno.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include "fdio.h"
+
+int fd_write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+    int sock = 1;               /* try send first; ENOTSOCK says otherwise */
+
+    while (len > 0) {
+        ssize_t n = sock ? send(fd, p, len, MSG_NOSIGNAL) : write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (sock && errno == ENOTSOCK) {
+                sock = 0;
+                continue;
+            }
+            return -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int fd_is_socket(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}

@@ -1,0 +1,18 @@
+/* fdio.h -- whole writes to a file descriptor, for the drivers, the logger
+ * and the clients: the one place that retries partial writes and EINTR and
+ * keeps a vanished peer from raising SIGPIPE.
+ */
+#ifndef SSN_FDIO_H
+#define SSN_FDIO_H
+
+#include <stddef.h>
+
+/* Writes all of data to fd: send(MSG_NOSIGNAL) on a socket, write(2) on
+ * anything else. Returns 0, or -errno with an unknown part written. A
+ * zero length makes no system call. */
+int fd_write_all(int fd, const void *data, size_t len);
+
+/* 1 when fd is a socket, else 0 (also for a bad fd). */
+int fd_is_socket(int fd);
+
+#endif

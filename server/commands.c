@@ -1,0 +1,231 @@
+/* commands.c -- one function per request (commands.h).
+ *
+ * Each touches the store only between cmd_store_enter and cmd_store_leave,
+ * the lock policy's op hooks, and keeps that stretch short: nothing is
+ * allocated, freed, formatted at length or written to the client inside it.
+ * PRINT is the exception the policy chooses (print.c). The reply is built
+ * after leaving, from what was copied out inside.
+ */
+#include <errno.h>
+#include <string.h>
+#include "commands.h"
+#include "lockmode.h"
+#include "reply.h"
+#include "server.h"
+#include "session.h"
+
+int cmd_store_enter(struct session *s, enum store_access how)
+{
+    int rc = s->store->policy->op_enter(s->store, how);
+    if (rc)
+        reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
+    return rc;
+}
+
+void cmd_store_leave(struct session *s, enum store_access how)
+{
+    s->store->policy->op_leave(s->store, how);
+}
+
+static void reply_ok(struct session *s)
+{
+    if (!s->quiet)
+        reply_puts(s, PROTO_OK_LINE);
+}
+
+static struct entry_key req_key(const struct session *s)
+{
+    return (struct entry_key){ .last = s->req.last, .first = s->req.first };
+}
+
+static void cmd_add(struct session *s)
+{
+    if (!s->spare && !(s->spare = store_entry_new())) {
+        reply_puts(s, PROTO_ERR_NOMEM_LINE);
+        return;
+    }
+    struct entry *e = s->spare;
+    memcpy(e->first, s->req.first, sizeof(e->first));
+    memcpy(e->last, s->req.last, sizeof(e->last));
+    memcpy(e->ssn, s->req.ssn, sizeof(e->ssn));
+    e->age = s->req.age;
+
+    struct store_mutation m = { .op = STORE_ADD, .entry = e };
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    int rc = store_apply_locked(s->store, &m);
+    cmd_store_leave(s, STORE_WRITE);
+
+    if (rc == 0) {
+        s->spare = store_entry_new();   /* outside the lock */
+        reply_ok(s);
+    } else {
+        reply_printf(s, "Error: %s %s already exists\n", e->first, e->last);
+    }
+}
+
+static void cmd_delete(struct session *s)
+{
+    struct store_mutation m = { .op = STORE_DELETE, .key = req_key(s) };
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    int rc = store_apply_locked(s->store, &m);
+    cmd_store_leave(s, STORE_WRITE);
+
+    if (rc == 0) {
+        store_entry_free(m.removed);    /* outside the lock */
+        reply_ok(s);
+    } else {
+        reply_printf(s, "Error: No %s %s\n", s->req.first, s->req.last);
+    }
+}
+
+static void cmd_find(struct session *s)
+{
+    struct entry_key key = req_key(s);
+    char line[ENTRY_LINE_MAX];
+    size_t n = 0;
+
+    if (cmd_store_enter(s, STORE_READ))
+        return;
+    const struct entry *e = store_find_locked(s->store, &key);
+    if (e)
+        n = entry_format_print(e, line);    /* copy before leaving */
+    cmd_store_leave(s, STORE_READ);
+
+    if (n)
+        reply_put(s, line, n);
+    else
+        reply_printf(s, "Error: No %s %s\n", s->req.first, s->req.last);
+}
+
+struct digest_walk {
+    struct digest *d;
+    size_t len;
+    char buf[4096];             /* dump lines, hashed a chunk at a time */
+};
+
+static int digest_one(const struct entry *e, void *arg)
+{
+    struct digest_walk *w = arg;
+
+    if (w->len + ENTRY_LINE_MAX > sizeof(w->buf)) {
+        digest_update(w->d, w->buf, w->len);
+        w->len = 0;
+    }
+    w->len += entry_format_dump(e, w->buf + w->len);
+    return 0;
+}
+
+/* Hashing happens under the lock: it is CPU work on data the lock guards,
+ * with no I/O and no allocation (see docs/LESSONS.md on the context), but
+ * O(n) while every other session waits. */
+static void cmd_digest(struct session *s)
+{
+    struct digest_walk w = { .d = s->digest, .len = 0 };
+    char hex[DIGEST_HEX_LEN + 1];
+    int rc = digest_begin(w.d);
+
+    if (cmd_store_enter(s, STORE_READ))
+        return;
+    if (rc == 0) {
+        store_foreach_locked(s->store, digest_one, &w);
+        rc = digest_update(w.d, w.buf, w.len);
+    }
+    cmd_store_leave(s, STORE_READ);
+    if (rc == 0)
+        rc = digest_end(w.d, hex);
+    if (rc == 0)
+        reply_printf(s, "%s\n", hex);
+    else
+        reply_puts(s, "Error: digest failed\n");
+}
+
+/* COUNT, CHECK and STATS: *n is the count, *broken what CHECK found. */
+static int read_count(struct session *s, size_t *n, const char **broken)
+{
+    if (cmd_store_enter(s, STORE_READ))
+        return -1;
+    if (broken)
+        *broken = store_check_locked(s->store);
+    *n = store_count_locked(s->store);
+    cmd_store_leave(s, STORE_READ);
+    return 0;
+}
+
+static void cmd_count(struct session *s)
+{
+    size_t n;
+
+    if (read_count(s, &n, NULL) == 0)
+        reply_printf(s, "%zu\n", n);
+}
+
+static void cmd_check(struct session *s)
+{
+    const char *broken;
+    size_t n;
+
+    if (read_count(s, &n, &broken))
+        return;
+    if (broken)
+        reply_printf(s, "Error: %s\n", broken);
+    else
+        reply_printf(s, "OK %zu entries, all invariants hold\n", n);
+}
+
+static void cmd_stats(struct session *s)
+{
+    size_t n;
+
+    if (read_count(s, &n, NULL))
+        return;
+    reply_printf(s,
+                 "mode %s\n"
+                 "version %s\n"
+                 "uptime_seconds %ld\n"
+                 "connections_current %ld\n"
+                 "connections_total %ld\n"
+                 "connections_rejected %ld\n"
+                 "thread_failures %ld\n"
+                 "commands_total %ld\n"
+                 "entries %zu\n"
+                 "race_window_usec %ld\n"
+                 PROTO_END_LINE,
+                 s->store->policy->name, SSN_VERSION, server_uptime(),
+                 atomic_load(&srv.connections_current),
+                 atomic_load(&srv.connections_total),
+                 atomic_load(&srv.connections_rejected),
+                 atomic_load(&srv.thread_failures),
+                 atomic_load(&srv.commands_total) + s->commands,
+                 n, srv.opt.race_window_us);
+}
+
+static void cmd_quit(struct session *s)
+{
+    if (!s->quiet)
+        reply_puts(s, PROTO_BYE_LINE);
+    s->ending = 1;
+}
+
+void cmd_run(struct session *s, enum proto_cmd cmd)
+{
+    switch (cmd) {
+    case PROTO_ADD:    cmd_add(s);    break;
+    case PROTO_DELETE: cmd_delete(s); break;
+    case PROTO_FIND:   cmd_find(s);   break;
+    case PROTO_PRINT:
+        if (s->store->policy->print(s))
+            s->ending = 1;
+        break;
+    case PROTO_COUNT:  cmd_count(s);  break;
+    case PROTO_CHECK:  cmd_check(s);  break;
+    case PROTO_DIGEST: cmd_digest(s); break;
+    case PROTO_STATS:  cmd_stats(s);  break;
+    case PROTO_HELP:   reply_puts(s, proto_help_text); break;
+    case PROTO_QUIT:   cmd_quit(s);   break;
+    case PROTO_BLANK:
+    case PROTO_INVALID:
+        break;                  /* answered by the session */
+    }
+}

@@ -1,0 +1,22 @@
+/* commands.h -- what each request does to the store and what it answers,
+ * for the session core (session.c). */
+#ifndef SSN_COMMANDS_H
+#define SSN_COMMANDS_H
+
+#include "proto.h"
+#include "store.h"
+
+struct session;
+
+/* The lock policy's op hooks around one store operation. cmd_store_enter
+ * returns 0 or -errno; on failure the reply says so, and the operation must
+ * not run. Also used by print.c. */
+int cmd_store_enter(struct session *s, enum store_access how);
+void cmd_store_leave(struct session *s, enum store_access how);
+
+/* Runs the parsed request cmd (its fields are in s->req) and appends its
+ * one reply, between the session's reply_begin and reply_end. QUIT and a
+ * failed write to the client set s->ending. */
+void cmd_run(struct session *s, enum proto_cmd cmd);
+
+#endif

@@ -1,0 +1,31 @@
+/* reply.h -- building one reply per request in a session's output buffer,
+ * for session.c, commands.c and print.c.
+ *
+ * The session brackets each request with reply_begin and reply_end. Between
+ * them, parts are appended; if any part cannot be (out of memory, or a
+ * future output limit), reply_end cuts the reply back to where it began and
+ * puts "Error: out of memory" in its place, so a client never sees a
+ * truncated block that looks complete and never loses count of replies.
+ */
+#ifndef SSN_REPLY_H
+#define SSN_REPLY_H
+
+#include <stddef.h>
+
+struct session;
+
+void reply_begin(struct session *s);
+void reply_end(struct session *s);
+
+void reply_put(struct session *s, const void *data, size_t len);
+void reply_puts(struct session *s, const char *str);
+void reply_printf(struct session *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* 1 when a part of the current reply has been lost (stop producing it). */
+int reply_failed(const struct session *s);
+
+/* Sends everything buffered now, through the driver (session_flush). */
+int reply_send_now(struct session *s);
+
+#endif

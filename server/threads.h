@@ -1,0 +1,31 @@
+/* threads.h -- the thread-per-connection driver: each accepted connection
+ * gets a thread of its own that blocks in read(2) and write(2) and drives
+ * the connection's session core (session.h). --stdin uses the same loop on
+ * standard input and output.
+ */
+#ifndef SSN_THREADS_H
+#define SSN_THREADS_H
+
+#include <stddef.h>
+
+struct session;
+
+/* The session_io send hook for a blocking descriptor passed as
+ * (void *)(intptr_t)fd. */
+int threads_send_fd(void *fd, const void *data, size_t len);
+
+/* Serves s from rfd until the client leaves or the session ends, between
+ * the policy's session_begin and session_end. Returns 0, or -errno when
+ * session_begin failed (nothing was read then). */
+int threads_serve(struct session *s, int rfd);
+
+/* Starts a detached thread serving the socket fd: counts and registers the
+ * connection and, when the session ends, closes fd and tells the lock
+ * policy (which may let the listener accept again). Returns 0, or -errno
+ * with fd still the caller's to refuse and close. */
+int threads_start(int fd);
+
+/* Sets up the threads' attributes once, before threads_start. */
+int threads_init(void);
+
+#endif
