@@ -150,7 +150,7 @@ int main(int argc, char **argv)
     struct loop lp = { 0 };
     int rc = 1;
 
-    options_parse(argc, argv, &srv.opt);
+    options_parse(argc, argv, &srv.opt, lock_policy_built);
     signal(SIGPIPE, SIG_IGN);           /* a vanished client is an EPIPE */
     if (digest_global_init()) {
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");

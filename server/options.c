@@ -10,7 +10,7 @@
 
 static const char *prog = "ssnserver";
 
-static void usage(FILE *f)
+static void usage(FILE *f, const struct lock_policy *policy)
 {
     fprintf(f,
 "usage: %s [options] [PORT]\n"
@@ -37,7 +37,7 @@ static void usage(FILE *f)
 "\n"
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server cleanly.\n",
-            prog, lock_policy_built->name, lock_policy_built->number, lock_policy_built->summary,
+            prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX);
 }
 
@@ -54,7 +54,8 @@ static long number(const char *what, const char *s, long lo, long hi)
     return v;
 }
 
-void options_parse(int argc, char **argv, struct options *opt)
+void options_parse(int argc, char **argv, struct options *opt,
+                   const struct lock_policy *policy)
 {
     enum { OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE };
     static const struct option longopts[] = {
@@ -103,10 +104,10 @@ void options_parse(int argc, char **argv, struct options *opt)
             }
             break;
         case OPT_LOGFILE: opt->log_file = optarg; break;
-        case 'h': usage(stdout); exit(0);
+        case 'h': usage(stdout, policy); exit(0);
         case 'V':
             printf("ssnserver %s, lock mode %s (ssnserver%d)\n",
-                   SSN_VERSION, lock_policy_built->name, lock_policy_built->number);
+                   SSN_VERSION, policy->name, policy->number);
             exit(0);
         default:
             fprintf(stderr, "Try '%s --help'.\n", prog);

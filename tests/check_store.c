@@ -2,20 +2,24 @@
  * (-EEXIST, the stored entry unchanged), delete (-ENOENT; the unlinked entry
  * handed back), find, count, in-order foreach and the tree check, then
  * random adds and deletes from a fixed seed against a simple reference with
- * the checker after every step. No locks: one thread owns the store here. */
+ * the checker after every step; the race-window pause; the held() assertion
+ * of every _locked function. Most tests use the serial policy: one thread
+ * owns the store and no lock exists. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "suites.h"
 #include "../server/server.h"
 #include "../server/store.h"
+#include "../server/lockmode.h"
 
 static struct store st;
 
 static void setup(void)
 {
-    store_init(&st, NULL, NULL);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_SERIAL]), 0);
 }
 
 static void teardown(void)
@@ -36,15 +40,10 @@ static struct entry *new_entry(const char *first, const char *last, int age,
     return e;
 }
 
-/* A lookup probe: names only, the rest garbage on purpose. */
-static struct entry probe(const char *first, const char *last)
+/* A lookup key: the two names only. */
+static struct entry_key key(const char *first, const char *last)
 {
-    struct entry p;
-
-    memset(&p, 0x5a, sizeof(p));
-    snprintf(p.first, sizeof(p.first), "%s", first);
-    snprintf(p.last, sizeof(p.last), "%s", last);
-    return p;
+    return (struct entry_key){ .last = last, .first = first };
 }
 
 static int add(struct entry *e)
@@ -57,8 +56,7 @@ static int add(struct entry *e)
  * what m.removed held, NULL to start with) into *removed. */
 static int del(const char *first, const char *last, struct entry **removed)
 {
-    struct entry p = probe(first, last);
-    struct store_mutation m = { .op = STORE_DELETE, .entry = &p };
+    struct store_mutation m = { .op = STORE_DELETE, .key = key(first, last) };
     int rc = store_apply_locked(&st, &m);
 
     *removed = m.removed;
@@ -67,8 +65,8 @@ static int del(const char *first, const char *last, struct entry **removed)
 
 static const struct entry *find(const char *first, const char *last)
 {
-    struct entry p = probe(first, last);
-    return store_find_locked(&st, &p);
+    struct entry_key k = key(first, last);
+    return store_find_locked(&st, &k);
 }
 
 struct collect {
@@ -240,30 +238,104 @@ START_TEST(test_store_entry_new_zeroed)
 }
 END_TEST
 
-static int pauses;
+/* What the race window saw: it runs after the place is found and before
+ * anything is relinked, so the tree is still whole and unchanged then. */
+struct pause_probe {
+    int pauses;
+    const char *first, *last;   /* the name being added or deleted */
+    int found;                  /* was it in the tree during the pause? */
+    size_t count;               /* the count during the pause */
+    const char *check;          /* rb_check during the pause */
+};
 
-static void count_pause(void *arg)
+static void probe_pause(void *arg)
 {
-    ck_assert_ptr_eq(arg, &pauses);
-    pauses++;
+    struct pause_probe *p = arg;
+
+    p->pauses++;
+    p->found = find(p->first, p->last) != NULL;
+    p->count = store_count_locked(&st);
+    p->check = store_check_locked(&st);
 }
 
 START_TEST(test_store_pause_hook_runs_in_add_and_delete)
 {
+    struct pause_probe p = { .first = "a", .last = "b" };
     struct entry *removed;
 
-    store_destroy(&st);
-    store_init(&st, count_pause, &pauses);
-    pauses = 0;
+    st.pause = probe_pause;
+    st.pause_arg = &p;
     ck_assert_int_eq(add(new_entry("a", "b", 1, "123-45-6789")), 0);
-    ck_assert_int_eq(pauses, 1);
+    ck_assert_int_eq(p.pauses, 1);
+    ck_assert_int_eq(p.found, 0);               /* not linked yet */
+    ck_assert_uint_eq(p.count, 0);
+    ck_assert_ptr_null(p.check);
+    p.first = "c";
+    p.last = "d";
     ck_assert_int_eq(add(new_entry("c", "d", 1, "123-45-6789")), 0);
-    ck_assert_int_eq(pauses, 2);
+    ck_assert_int_eq(p.pauses, 2);
+    ck_assert_uint_eq(p.count, 1);
+    p.first = "a";
+    p.last = "b";
     ck_assert_int_eq(del("a", "b", &removed), 0);
-    ck_assert_int_eq(pauses, 3);
+    ck_assert_int_eq(p.pauses, 3);
+    ck_assert_int_eq(p.found, 1);               /* not unlinked yet */
+    ck_assert_uint_eq(p.count, 2);
+    ck_assert_ptr_null(p.check);
     store_entry_free(removed);
     ck_assert_ptr_nonnull(find("c", "d"));      /* finds never pause */
-    ck_assert_int_eq(pauses, 3);
+    ck_assert_int_eq(add(new_entry("c", "d", 1, "123-45-6789")), -EEXIST);
+    ck_assert_int_eq(del("x", "y", &removed), -ENOENT);
+    ck_assert_int_eq(p.pauses, 3);              /* nor do failed changes */
+}
+END_TEST
+
+/* ---- the held() assertion ---------------------------------------------- */
+
+static struct store locked_st;
+
+START_TEST(test_store_locked_call_without_lock_aborts)
+{
+    ck_assert_int_eq(store_init(&locked_st, &lock_policies[_i]), 0);
+    if (!freopen("/dev/null", "w", stderr))     /* the expected message */
+        return;
+    store_count_locked(&locked_st);             /* not held: assert fires */
+}
+END_TEST
+
+START_TEST(test_store_locked_call_with_lock_passes)
+{
+    ck_assert_int_eq(store_init(&locked_st, &lock_policies[_i]), 0);
+    ck_assert_int_eq(store_lock_owned(&locked_st), 0);
+    ck_assert_int_eq(store_lock(&locked_st), 0);
+    ck_assert_int_eq(store_lock_owned(&locked_st), 1);
+    ck_assert_uint_eq(store_count_locked(&locked_st), 0);
+    ck_assert_int_eq(store_unlock(&locked_st), 0);
+    ck_assert_int_eq(store_lock_owned(&locked_st), 0);
+    store_destroy(&locked_st);
+}
+END_TEST
+
+/* serial and nolock have no lock: held() says so, and nothing aborts. */
+START_TEST(test_store_lockless_modes_say_no_lock)
+{
+    static const enum lock_mode modes[] = { LOCK_MODE_SERIAL,
+                                            LOCK_MODE_NOLOCK };
+
+    for (size_t i = 0; i < 2; i++) {
+        const struct lock_policy *p = &lock_policies[modes[i]];
+        ck_assert_int_eq(store_init(&locked_st, p), 0);
+        ck_assert_int_eq(p->held(&locked_st), LOCK_NONE);
+        ck_assert_uint_eq(store_count_locked(&locked_st), 0);
+        store_destroy(&locked_st);
+    }
+    const struct lock_policy *fine = &lock_policies[LOCK_MODE_FINE];
+    ck_assert_int_eq(store_init(&locked_st, fine), 0);
+    ck_assert_int_eq(fine->held(&locked_st), LOCK_NOT_HELD);
+    ck_assert_int_eq(store_lock(&locked_st), 0);
+    ck_assert_int_eq(fine->held(&locked_st), LOCK_HELD);
+    ck_assert_int_eq(store_unlock(&locked_st), 0);
+    store_destroy(&locked_st);
 }
 END_TEST
 
@@ -372,6 +444,7 @@ static Suite *store_suite(void)
     TCase *core = tcase_create("core");
     TCase *errors = tcase_create("errors");
     TCase *limits = tcase_create("limits");
+    TCase *held = tcase_create("held");
 
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_add_checked_fixture(errors, setup, teardown);
@@ -393,7 +466,16 @@ static Suite *store_suite(void)
     tcase_add_test(limits, test_store_random_against_reference);
     tcase_add_test(limits, test_store_sorted_inserts_stay_balanced);
 
+    /* coarse, fine and buffered each have a mutex to hold. */
+    tcase_add_loop_test_raise_signal(held,
+        test_store_locked_call_without_lock_aborts, SIGABRT,
+        LOCK_MODE_COARSE, LOCK_MODE_BUFFERED + 1);
+    tcase_add_loop_test(held, test_store_locked_call_with_lock_passes,
+                        LOCK_MODE_COARSE, LOCK_MODE_BUFFERED + 1);
+    tcase_add_test(held, test_store_lockless_modes_say_no_lock);
+
     suite_add_tcase(s, core);
+    suite_add_tcase(s, held);
     suite_add_tcase(s, errors);
     suite_add_tcase(s, limits);
     return s;

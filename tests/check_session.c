@@ -1,0 +1,275 @@
+/* check_session.c -- unit tests for the session core (server/session.c,
+ * commands.c, print.c) with no socket at all: request text in, the exact
+ * bytes a client would receive out. Every command, pipelined batches, blank
+ * lines, over-long lines split across receives, QUIT with bytes after it,
+ * quiet mode, a client that cannot be written to, and exactly one reply per
+ * request when memory runs out. Each mode's PRINT is in check_lockmode.c. */
+#include <errno.h>
+#include <stdio.h>
+#include "suites.h"
+#include "sessiontest.h"
+#include "proto.h"
+
+#define HEAD ENTRY_PRINT_HEAD
+#define TAIL ENTRY_PRINT_TAIL
+#define SMITH "Smith, John                    -- 123-45-6789   30\n"
+#define DOE   "Doe, Jane                      -- 000-00-0000  150\n"
+
+static void setup_fine(void)
+{
+    session_start_mode(LOCK_MODE_FINE, 0);
+}
+
+static void teardown(void)
+{
+    session_stop();
+}
+
+/* ---- every command, in every mode -------------------------------------- */
+
+START_TEST(test_session_every_command)
+{
+    session_start_mode((enum lock_mode)_i, 0);
+    ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\n"), "OK\n");
+    ck_assert_str_eq(talk("ADD Jane Doe 150 000-00-0000\n"), "OK\n");
+    ck_assert_str_eq(talk("ADD John Smith 31 111-11-1111\n"),
+                     "Error: John Smith already exists\n");
+    ck_assert_str_eq(talk("FIND John Smith\n"), SMITH);
+    ck_assert_str_eq(talk("FIND No Body\n"), "Error: No No Body\n");
+    ck_assert_str_eq(talk("COUNT\n"), "2\n");
+    ck_assert_str_eq(talk("CHECK\n"), "OK 2 entries, all invariants hold\n");
+    ck_assert_str_eq(talk("PRINT\n"), HEAD DOE SMITH TAIL);
+    /* sha256 of "Doe Jane 150 000-00-0000\nSmith John 30 123-45-6789\n" */
+    ck_assert_str_eq(talk("DIGEST\n"), "ffd591d4bfd47f2efa863c41588fb217"
+                     "530184a91091a7bd66380199b5a7e3d2\n");
+    ck_assert_str_eq(talk("DELETE John Smith\n"), "OK\n");
+    ck_assert_str_eq(talk("DELETE John Smith\n"), "Error: No John Smith\n");
+    ck_assert_str_eq(talk("HELP\n"), proto_help_text);
+    ck_assert_str_eq(talk("bogus\n"), "Error: Bad command: bogus\n");
+    ck_assert_str_eq(talk("FIND John\n"), "Error: usage: FIND first last\n");
+
+    const char *stats = talk("STATS\n");
+    char mode[32];
+    snprintf(mode, sizeof(mode), "mode %s\n", lock_policies[_i].name);
+    ck_assert_ptr_eq(strstr(stats, mode), stats);
+    ck_assert_ptr_nonnull(strstr(stats, "\nentries 1\n"));
+    ck_assert_str_eq(stats + strlen(stats) - 4, PROTO_END_LINE);
+
+    ck_assert_str_eq(talk("QUIT\n"), "Bye\n");
+    ck_assert_int_eq(sess->ending, 1);
+    session_stop();
+}
+END_TEST
+
+/* ---- batches and framing ----------------------------------------------- */
+
+START_TEST(test_session_pipelined_batch_one_send)
+{
+    const char *out = talk("ADD John Smith 30 123-45-6789\nCOUNT\n"
+                           "FIND John Smith\nDELETE John Smith\nCOUNT\n");
+
+    ck_assert_str_eq(out, "OK\n1\n" SMITH "OK\n0\n");
+    ck_assert_int_eq(cap.sends, 1);             /* the batch in one write */
+}
+END_TEST
+
+START_TEST(test_session_replies_wait_for_the_driver)
+{
+    capture_reset();
+    ck_assert_int_eq(session_input(sess, "COUNT\nCOUNT\n", 12), 0);
+    ck_assert_int_eq(cap.sends, 0);             /* nothing sent by itself */
+    size_t len;
+    const char *out = session_output(sess, &len);
+    ck_assert_uint_eq(len, 4);
+    ck_assert_int_eq(memcmp(out, "0\n0\n", 4), 0);
+    session_output_sent(sess, 2);               /* a partial write */
+    out = session_output(sess, &len);
+    ck_assert_uint_eq(len, 2);
+    ck_assert_int_eq(memcmp(out, "0\n", 2), 0);
+    session_output_sent(sess, 2);
+    session_output(sess, &len);
+    ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
+START_TEST(test_session_blank_lines_get_no_reply)
+{
+    ck_assert_str_eq(talk("\n  \n\t\n\r\nCOUNT\n\n"), "0\n");
+}
+END_TEST
+
+START_TEST(test_session_request_split_across_receives)
+{
+    const char *parts[] = { "AD", "D John Sm", "ith 30 123-4", "5-6789", "\r",
+                            "\nCOU", "NT", "\n" };
+
+    capture_reset();
+    for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+        session_input(sess, parts[i], strlen(parts[i]));
+    session_flush(sess);
+    ck_assert_str_eq(cap.buf, "OK\n1\n");
+}
+END_TEST
+
+START_TEST(test_session_overlong_line_split_across_receives)
+{
+    char chunk[700];
+
+    memset(chunk, 'x', sizeof(chunk));
+    capture_reset();
+    for (int i = 0; i < 5; i++)                 /* 3500 bytes, no newline */
+        session_input(sess, chunk, sizeof(chunk));
+    session_input(sess, "tail\nCOUNT\n", 11);
+    session_flush(sess);
+    ck_assert_str_eq(cap.buf, "Error: line too long\n0\n");
+
+    /* Exactly the limit is fine; one more byte is not. */
+    char line[PROTO_MAX_LINE + 2];
+    memset(line, ' ', PROTO_MAX_LINE);
+    memcpy(line + PROTO_MAX_LINE - 5, "COUNT", 5);
+    line[PROTO_MAX_LINE] = '\n';
+    line[PROTO_MAX_LINE + 1] = '\0';
+    ck_assert_str_eq(talk(line), "0\n");
+    memmove(line + 1, line, PROTO_MAX_LINE + 1);
+    ck_assert_str_eq(talk(line), "Error: line too long\n");
+}
+END_TEST
+
+START_TEST(test_session_quit_ignores_what_follows)
+{
+    ck_assert_str_eq(talk("COUNT\nQUIT\nADD John Smith 30 123-45-6789\n"),
+                     "0\nBye\n");
+    ck_assert_int_eq(sess->ending, 1);
+    ck_assert_int_eq(session_input(sess, "COUNT\n", 6), 1);
+    session_flush(sess);
+    ck_assert_str_eq(cap.buf, "0\nBye\n");      /* nothing more answered */
+    ck_assert_int_eq(test_store.tree.count, 0); /* the ADD never ran */
+}
+END_TEST
+
+START_TEST(test_session_done_is_quit)
+{
+    ck_assert_str_eq(talk("done\n"), "Bye\n");
+    ck_assert_int_eq(sess->ending, 1);
+}
+END_TEST
+
+START_TEST(test_session_quiet_drops_ok_and_bye)
+{
+    session_stop();
+    session_start_mode(LOCK_MODE_BUFFERED, 1);
+    ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\nDELETE No One\n"
+                          "COUNT\nQUIT\n"), "Error: No No One\n1\n");
+    ck_assert_int_eq(sess->ending, 1);
+}
+END_TEST
+
+/* ---- failures ----------------------------------------------------------- */
+
+START_TEST(test_session_send_failure_ends_session)
+{
+    cap.fail = -EPIPE;
+    ck_assert_int_eq(session_input(sess, "COUNT\n", 6), 0);
+    ck_assert_int_eq(session_flush(sess), -EPIPE);
+    ck_assert_int_eq(sess->ending, 1);
+    ck_assert_int_eq(session_input(sess, "ADD a b 1 123-45-6789\n", 22), 1);
+    ck_assert_int_eq(test_store.tree.count, 0);
+}
+END_TEST
+
+/* Past the high-water mark a batch's replies leave before it ends. */
+START_TEST(test_session_high_water_sends_mid_batch)
+{
+    enum { N = SESSION_OUT_HIGH_WATER * 3 / 4 }; /* 2N bytes of "0\n" */
+    static char batch[N * 6 + 1];
+
+    for (int i = 0; i < N; i++)
+        memcpy(batch + 6 * i, "COUNT\n", 6);
+    capture_reset();
+    session_input(sess, batch, 6 * N);
+    ck_assert_int_ge(cap.sends, 1);             /* before the batch ended */
+    ck_assert_uint_lt(cap.len, 2 * N);
+    session_flush(sess);
+    ck_assert_uint_eq(cap.len, 2 * N);
+}
+END_TEST
+
+/* Fills the store with n people named p0..p(n-1) Smith. */
+static void fill(int n)
+{
+    char line[64];
+
+    for (int i = 0; i < n; i++) {
+        snprintf(line, sizeof(line), "ADD p%d Smith 1 123-45-6789\n", i);
+        ck_assert_str_eq(talk(line), "OK\n");
+    }
+}
+
+/* A PRINT that cannot be buffered whole is one error line, never a cut
+ * listing, and the requests after it still get their own replies. */
+START_TEST(test_session_out_of_memory_is_one_reply)
+{
+    session_stop();
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    fill(200);                          /* about 10 KB of PRINT */
+    sess->out.limit = SESSION_OUT_INITIAL;
+    ck_assert_str_eq(talk("COUNT\nPRINT\nCOUNT\n"),
+                     "200\nError: out of memory\n200\n");
+}
+END_TEST
+
+/* Even when the error line itself does not fit behind earlier replies, it
+ * is sent whole, after them. */
+START_TEST(test_session_out_of_memory_after_full_buffer)
+{
+    enum { N = 1019 };                  /* 4076 bytes of "200\n": no room
+                                           for 21 more under the limit */
+    static char batch[N * 6 + 32], want[N * 4 + 64];
+
+    session_stop();
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    fill(200);
+    sess->out.limit = SESSION_OUT_INITIAL;
+    for (int i = 0; i < N; i++) {
+        memcpy(batch + 6 * i, "COUNT\n", 6);
+        memcpy(want + 4 * i, "200\n", 4);
+    }
+    strcpy(batch + 6 * N, "PRINT\nCOUNT\n");
+    strcpy(want + 4 * N, "Error: out of memory\n200\n");
+    ck_assert_str_eq(talk(batch), want);
+    ck_assert_int_eq(cap.sends, 2);     /* the full buffer went out first */
+}
+END_TEST
+
+static Suite *session_suite(void)
+{
+    Suite *s = suite_create("session");
+    TCase *modes = tcase_create("modes");
+    TCase *core = tcase_create("core");
+    TCase *errors = tcase_create("errors");
+
+    tcase_add_loop_test(modes, test_session_every_command, 0, LOCK_MODES);
+
+    tcase_add_checked_fixture(core, setup_fine, teardown);
+    tcase_add_test(core, test_session_pipelined_batch_one_send);
+    tcase_add_test(core, test_session_replies_wait_for_the_driver);
+    tcase_add_test(core, test_session_blank_lines_get_no_reply);
+    tcase_add_test(core, test_session_request_split_across_receives);
+    tcase_add_test(core, test_session_overlong_line_split_across_receives);
+    tcase_add_test(core, test_session_quit_ignores_what_follows);
+    tcase_add_test(core, test_session_done_is_quit);
+    tcase_add_test(core, test_session_quiet_drops_ok_and_bye);
+    tcase_add_test(core, test_session_high_water_sends_mid_batch);
+
+    tcase_add_checked_fixture(errors, setup_fine, teardown);
+    tcase_add_test(errors, test_session_send_failure_ends_session);
+    tcase_add_test(errors, test_session_out_of_memory_is_one_reply);
+    tcase_add_test(errors, test_session_out_of_memory_after_full_buffer);
+
+    suite_add_tcase(s, modes);
+    suite_add_tcase(s, core);
+    suite_add_tcase(s, errors);
+    return s;
+}
+
+SUITE_REGISTER(session_suite)
