@@ -31,7 +31,8 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all servers check demo tsan asan race-lab clean install-deps
+.PHONY: all servers check check-headers demo tsan asan race-lab clean \
+        install-deps
 .DEFAULT_GOAL := all
 
 # ---- dependency check -------------------------------------------------
@@ -93,8 +94,18 @@ CHECK_SCRIPTS :=
 
 all: servers $(PROGRAMS)
 
-check: all
+check: all check-headers
 	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
+
+# Every header compiles on its own: it includes what it uses.
+HEADERS = $(wildcard common/*.h server/*.h client/*.h tools/*.h tests/*.h)
+check-headers: | $(DEPS_STAMP)
+	@for h in $(HEADERS); do \
+	    printf '#include "%s"\n' "$$h" | \
+	    $(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Icommon \
+	        $(PKG_CFLAGS) $(CHECK_CFLAGS) -x c -fsyntax-only - \
+	        || { echo "check-headers: $$h does not compile alone"; exit 1; }; \
+	done; echo "check-headers: $(words $(HEADERS)) headers compile alone"
 
 demo: all
 	@tools/demo
