@@ -54,66 +54,77 @@ static long number(const char *what, const char *s, long lo, long hi)
     return v;
 }
 
+enum { OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE };
+
+static const struct option longopts[] = {
+    { "port",        required_argument, NULL, 'p' },
+    { "bind",        required_argument, NULL, 'b' },
+    { "max-clients", required_argument, NULL, 'm' },
+    { "race-window", required_argument, NULL, OPT_RACE },
+    { "stdin",       no_argument,       NULL, OPT_STDIN },
+    { "quiet",       no_argument,       NULL, 'q' },
+    { "log-level",   required_argument, NULL, 'l' },
+    { "log-file",    required_argument, NULL, OPT_LOGFILE },
+    { "help",        no_argument,       NULL, 'h' },
+    { "version",     no_argument,       NULL, 'V' },
+    { NULL, 0, NULL, 0 },
+};
+
+static void set_defaults(struct options *opt)
+{
+    memset(opt, 0, sizeof(*opt));
+    opt->bind = "127.0.0.1";
+    opt->port = SSN_DEFAULT_PORT;
+    opt->max_clients = SSN_DEFAULT_MAX;
+    opt->log_level = LOG_LEVEL_INFO;
+}
+
+/* Applies one option getopt_long returned; exits for --help, --version
+ * and anything wrong. */
+static void apply(int c, struct options *opt, const struct lock_policy *policy)
+{
+    switch (c) {
+    case 'p': opt->port = (int)number("port", optarg, 0, 65535); break;
+    case 'b': opt->bind = optarg; break;
+    case 'm': opt->max_clients = number("max-clients", optarg, 1, 1000000);
+              break;
+    case OPT_RACE:
+        opt->race_window_us = number("race window", optarg, 0, 10000000);
+        break;
+    case OPT_STDIN: opt->use_stdin = 1; break;
+    case 'q': opt->quiet = 1; break;
+    case 'l':
+        opt->log_level = log_level_parse(optarg);
+        if (opt->log_level < 0) {
+            fprintf(stderr, "%s: bad log level '%s' (want error, warn, "
+                    "info or debug)\n", prog, optarg);
+            exit(2);
+        }
+        break;
+    case OPT_LOGFILE: opt->log_file = optarg; break;
+    case 'h': usage(stdout, policy); exit(0);
+    case 'V':
+        printf("ssnserver %s, lock mode %s (ssnserver%d)\n",
+               SSN_VERSION, policy->name, policy->number);
+        exit(0);
+    default:
+        fprintf(stderr, "Try '%s --help'.\n", prog);
+        exit(2);
+    }
+}
+
 void options_parse(int argc, char **argv, struct options *opt,
                    const struct lock_policy *policy)
 {
-    enum { OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE };
-    static const struct option longopts[] = {
-        { "port",        required_argument, NULL, 'p' },
-        { "bind",        required_argument, NULL, 'b' },
-        { "max-clients", required_argument, NULL, 'm' },
-        { "race-window", required_argument, NULL, OPT_RACE },
-        { "stdin",       no_argument,       NULL, OPT_STDIN },
-        { "quiet",       no_argument,       NULL, 'q' },
-        { "log-level",   required_argument, NULL, 'l' },
-        { "log-file",    required_argument, NULL, OPT_LOGFILE },
-        { "help",        no_argument,       NULL, 'h' },
-        { "version",     no_argument,       NULL, 'V' },
-        { NULL, 0, NULL, 0 },
-    };
     int c;
 
     if (argv[0] && strrchr(argv[0], '/'))
         prog = strrchr(argv[0], '/') + 1;
     else if (argv[0])
         prog = argv[0];
-
-    memset(opt, 0, sizeof(*opt));
-    opt->bind = "127.0.0.1";
-    opt->port = SSN_DEFAULT_PORT;
-    opt->max_clients = SSN_DEFAULT_MAX;
-    opt->log_level = LOG_LEVEL_INFO;
-
-    while ((c = getopt_long(argc, argv, "p:b:m:ql:hV", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'p': opt->port = (int)number("port", optarg, 0, 65535); break;
-        case 'b': opt->bind = optarg; break;
-        case 'm': opt->max_clients = number("max-clients", optarg, 1, 1000000);
-                  break;
-        case OPT_RACE:
-            opt->race_window_us = number("race window", optarg, 0, 10000000);
-            break;
-        case OPT_STDIN: opt->use_stdin = 1; break;
-        case 'q': opt->quiet = 1; break;
-        case 'l':
-            opt->log_level = log_level_parse(optarg);
-            if (opt->log_level < 0) {
-                fprintf(stderr, "%s: bad log level '%s' (want error, warn, "
-                        "info or debug)\n", prog, optarg);
-                exit(2);
-            }
-            break;
-        case OPT_LOGFILE: opt->log_file = optarg; break;
-        case 'h': usage(stdout, policy); exit(0);
-        case 'V':
-            printf("ssnserver %s, lock mode %s (ssnserver%d)\n",
-                   SSN_VERSION, policy->name, policy->number);
-            exit(0);
-        default:
-            fprintf(stderr, "Try '%s --help'.\n", prog);
-            exit(2);
-        }
-    }
+    set_defaults(opt);
+    while ((c = getopt_long(argc, argv, "p:b:m:ql:hV", longopts, NULL)) != -1)
+        apply(c, opt, policy);
     if (optind < argc)
         opt->port = (int)number("port", argv[optind++], 0, 65535);
     if (optind < argc) {
