@@ -1,6 +1,8 @@
 /* fdio.h -- whole writes to a file descriptor, for the drivers, the logger
- * and the clients: the one place that retries partial writes and EINTR and
- * keeps a vanished peer from raising SIGPIPE.
+ * and the clients: the one place that retries partial writes and EINTR. On
+ * a socket a vanished peer gives -EPIPE, never SIGPIPE (MSG_NOSIGNAL); on a
+ * pipe, write(2) raises SIGPIPE unless the program ignores it, as the
+ * server and the clients do.
  */
 #ifndef SSN_FDIO_H
 #define SSN_FDIO_H

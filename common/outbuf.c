@@ -61,22 +61,32 @@ int ob_puts(struct outbuf *ob, const char *s)
 int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
 {
     va_list again;
-    int n, rc;
+    char *aside = NULL;
+    int n, rc = 0;
 
     va_copy(again, ap);
     n = vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, ap);
-    if (n >= 0 && (size_t)n >= ob->cap - ob->len) {   /* grow, redo */
-        if ((rc = ob_reserve(ob, (size_t)n + 1))) {
-            va_end(again);
-            return rc;
+    if (n < 0) {
+        rc = -EINVAL;
+    } else if ((size_t)n >= ob->cap - ob->len) {        /* grow, redo */
+        /* Room for the text and the NUL vsnprintf writes after it. The
+         * NUL is not contents, so when only it is over the limit, format
+         * aside: printf takes exactly the bytes ob_append would. */
+        rc = ob_reserve(ob, (size_t)n + 1);
+        if (rc == -ENOBUFS && ob_reserve(ob, (size_t)n) == 0)
+            rc = (aside = malloc((size_t)n + 1)) ? 0 : -ENOMEM;
+        if (rc == 0)
+            vsnprintf(aside ? aside : ob->buf + ob->len, (size_t)n + 1, fmt,
+                      again);
+        if (aside) {
+            memcpy(ob->buf + ob->len, aside, (size_t)n);
+            free(aside);
         }
-        vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, again);
     }
     va_end(again);
-    if (n < 0)
-        return -EINVAL;
-    ob->len += (size_t)n;
-    return 0;
+    if (rc == 0)
+        ob->len += (size_t)n;
+    return rc;
 }
 
 int ob_printf(struct outbuf *ob, const char *fmt, ...)

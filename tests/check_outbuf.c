@@ -1,55 +1,53 @@
-/* check_outbuf.c -- unit tests for common/outbuf.c: appends and printf
- * growing past the initial capacity, flushes that write exactly the bytes
- * buffered (through a pipe, with a reader thread for writes larger than the
- * pipe), and a write to a socket whose peer is gone returning -EPIPE instead
- * of killing the process with SIGPIPE. */
+/* check_outbuf.c -- unit tests for common/outbuf.c, a reply buffer that
+ * does no I/O (the writes themselves are tested in check_fdio.c).
+ *
+ *   core:   appends and printf growing past the initial capacity, bytes held
+ *           exactly as appended, consume (part, all, more than held) and
+ *           truncate to a mark, reuse without reallocating;
+ *   limits: one big append, printf exactly filling or overflowing the
+ *           capacity, and the growth limit: ob_reserve refuses with -ENOBUFS
+ *           past it, and a refused append, puts or printf leaves the
+ *           contents, length and capacity as they were.
+ */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/socket.h>
 #include "suites.h"
 #include "outbuf.h"
 
 static struct outbuf ob;
-static int p[2];                /* a pipe: ob writes p[1], tests read p[0] */
-
-static void setup(void)
-{
-    ck_assert_int_eq(pipe(p), 0);
-}
 
 static void teardown(void)
 {
     ob_destroy(&ob);
-    close(p[0]);
-    close(p[1]);
 }
 
-/* Reads exactly len bytes from fd (the writer has finished). */
-static void read_exactly(int fd, char *buf, size_t len)
+/* The buffer holds exactly the len bytes of want. */
+static void expect_held(const void *want, size_t len)
 {
-    while (len > 0) {
-        ssize_t n = read(fd, buf, len);
-        ck_assert_msg(n > 0, "read: %zd", n);
-        buf += n;
-        len -= (size_t)n;
-    }
+    ck_assert_uint_eq(ob.len, len);
+    ck_assert_int_eq(memcmp(ob.buf, want, len), 0);
+}
+
+static void expect_str(const char *want)
+{
+    expect_held(want, strlen(want));
 }
 
 /* ---- core ------------------------------------------------------------- */
 
 START_TEST(test_ob_init_empty)
 {
-    ck_assert_int_eq(ob_init(&ob, p[1], 16), 0);
+    ck_assert_int_eq(ob_init(&ob, 16), 0);
+    ck_assert_ptr_nonnull(ob.buf);
     ck_assert_uint_eq(ob.len, 0);
     ck_assert_uint_ge(ob.cap, 16);
-    ck_assert_int_eq(ob.fd, p[1]);
-    ck_assert_int_eq(ob.is_socket, 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);         /* nothing to write */
+    ck_assert_uint_eq(ob.limit, 0);             /* no limit */
+    ck_assert_int_eq(ob_reserve(&ob, 0), 0);
+    ck_assert_int_eq(ob_append(&ob, "", 0), 0);
+    ck_assert_uint_eq(ob.len, 0);
 }
 END_TEST
 
@@ -57,7 +55,7 @@ START_TEST(test_ob_append_grows)
 {
     char want[1000];
 
-    ck_assert_int_eq(ob_init(&ob, p[1], 4), 0);
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
     for (size_t i = 0; i < sizeof(want); i++) {
         want[i] = (char)('a' + i % 26);
         ck_assert_int_eq(ob_append(&ob, &want[i], 1), 0);
@@ -68,27 +66,9 @@ START_TEST(test_ob_append_grows)
 }
 END_TEST
 
-START_TEST(test_ob_append_one_big_piece)
-{
-    enum { BIG = 100000 };
-    char *big = malloc(BIG);
-
-    ck_assert_ptr_nonnull(big);
-    for (size_t i = 0; i < BIG; i++)
-        big[i] = (char)(i * 7);
-    ck_assert_int_eq(ob_init(&ob, p[1], 8), 0);
-    ck_assert_int_eq(ob_puts(&ob, "head:"), 0);
-    ck_assert_int_eq(ob_append(&ob, big, BIG), 0);
-    ck_assert_uint_eq(ob.len, 5 + BIG);
-    ck_assert_int_eq(memcmp(ob.buf, "head:", 5), 0);
-    ck_assert_int_eq(memcmp(ob.buf + 5, big, BIG), 0);
-    free(big);
-}
-END_TEST
-
 START_TEST(test_ob_append_keeps_nul_bytes)
 {
-    ck_assert_int_eq(ob_init(&ob, p[1], 2), 0);
+    ck_assert_int_eq(ob_init(&ob, 2), 0);
     ck_assert_int_eq(ob_append(&ob, "a\0b\0", 4), 0);
     ck_assert_uint_eq(ob.len, 4);
     ck_assert_int_eq(memcmp(ob.buf, "a\0b\0", 4), 0);
@@ -101,7 +81,7 @@ START_TEST(test_ob_printf_grows)
 
     memset(arg, 'z', sizeof(arg) - 1);
     arg[sizeof(arg) - 1] = '\0';
-    ck_assert_int_eq(ob_init(&ob, p[1], 8), 0);
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
     ck_assert_int_eq(ob_printf(&ob, "%d,", 12), 0);     /* fits */
     ck_assert_int_eq(ob_printf(&ob, "[%s]-%d\n", arg, 42), 0);  /* does not */
     snprintf(want, sizeof(want), "12,[%s]-42\n", arg);
@@ -110,23 +90,12 @@ START_TEST(test_ob_printf_grows)
 }
 END_TEST
 
-START_TEST(test_ob_printf_exactly_fills)
-{
-    /* 7 characters and the NUL vsnprintf needs: exactly the capacity. */
-    ck_assert_int_eq(ob_init(&ob, p[1], 8), 0);
-    ck_assert_int_eq(ob_printf(&ob, "%s", "1234567"), 0);
-    ck_assert_int_eq(ob_printf(&ob, "%s", "89"), 0);
-    ck_assert_uint_eq(ob.len, 9);
-    ck_assert_int_eq(memcmp(ob.buf, "123456789", 9), 0);
-}
-END_TEST
-
 START_TEST(test_ob_printf_mixed_with_append)
 {
     char want[64 * 20 + 1] = "";
     size_t wlen = 0;
 
-    ck_assert_int_eq(ob_init(&ob, p[1], 1), 0);
+    ck_assert_int_eq(ob_init(&ob, 1), 0);
     for (int i = 0; i < 64; i++) {
         if (i % 2) {
             ck_assert_int_eq(ob_printf(&ob, "%05d|", i), 0);
@@ -143,138 +112,286 @@ START_TEST(test_ob_printf_mixed_with_append)
 }
 END_TEST
 
-START_TEST(test_ob_flush_writes_exact_bytes)
+/* A caller's own variadic function, passing its arguments on. */
+__attribute__((format(printf, 2, 3)))
+static int forward(struct outbuf *o, const char *fmt, ...)
 {
-    char got[64];
+    va_list ap;
+    int rc;
 
-    ck_assert_int_eq(ob_init(&ob, p[1], 4), 0);
+    va_start(ap, fmt);
+    rc = ob_vprintf(o, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+/* ob_vprintf formats twice when it must grow: the second pass must see
+ * the same arguments (a copy of the va_list), not what the first left. */
+START_TEST(test_ob_vprintf_grows)
+{
+    char arg[300], want[400];
+
+    memset(arg, 'v', sizeof(arg) - 1);
+    arg[sizeof(arg) - 1] = '\0';
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ck_assert_int_eq(forward(&ob, "[%d]", 1), 0);
+    ck_assert_int_eq(forward(&ob, "%s|%d|%s", arg, 22, "end"), 0);
+    snprintf(want, sizeof(want), "[1]%s|22|end", arg);
+    expect_str(want);
+    ob.limit = ob.cap;
+    ck_assert_int_eq(forward(&ob, "%s", arg), -ENOBUFS);
+    expect_str(want);
+}
+END_TEST
+
+/* What a driver sends is exactly what was put in, in order. */
+START_TEST(test_ob_holds_exact_bytes)
+{
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
     ck_assert_int_eq(ob_puts(&ob, "OK\n"), 0);
     ck_assert_int_eq(ob_printf(&ob, "%zu\n", (size_t)12345), 0);
     ck_assert_int_eq(ob_append(&ob, "Bye\n", 4), 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);
+    expect_held("OK\n12345\nBye\n", 13);
+    ob_consume(&ob, ob.len);                    /* all sent */
     ck_assert_uint_eq(ob.len, 0);
-    close(p[1]);
-    p[1] = -1;
-    ssize_t n = read(p[0], got, sizeof(got));
-    ck_assert_int_eq(n, 13);
-    ck_assert_int_eq(memcmp(got, "OK\n12345\nBye\n", 13), 0);
-    ck_assert_int_eq(read(p[0], got, sizeof(got)), 0);   /* nothing more */
 }
 END_TEST
 
-START_TEST(test_ob_reuse_after_flush)
+/* Consumed and refilled, the buffer keeps its allocation. */
+START_TEST(test_ob_reuse_after_consume)
 {
-    char got[16];
-
-    ck_assert_int_eq(ob_init(&ob, p[1], 4), 0);
-    ck_assert_int_eq(ob_puts(&ob, "first\n"), 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);
-    ck_assert_int_eq(ob_puts(&ob, "second\n"), 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);
-    read_exactly(p[0], got, 13);
-    ck_assert_int_eq(memcmp(got, "first\nsecond\n", 13), 0);
-}
-END_TEST
-
-struct reader {
-    int fd;
-    size_t len;
     char *buf;
-};
+    size_t cap;
 
-static void *reader_main(void *arg)
-{
-    struct reader *r = arg;
-    size_t got = 0;
-
-    for (;;) {
-        ssize_t n = read(r->fd, r->buf + got, r->len + 1 - got);
-        if (n <= 0)
-            break;
-        got += (size_t)n;
-    }
-    r->len = got;
-    return NULL;
-}
-
-START_TEST(test_ob_flush_larger_than_pipe)
-{
-    enum { BIG = 1 << 20 };             /* 16 times a default pipe */
-    struct reader r = { .fd = p[0], .len = BIG };
-    pthread_t tid;
-    char *want = malloc(BIG);
-
-    r.buf = malloc(BIG + 1);
-    ck_assert_ptr_nonnull(want);
-    ck_assert_ptr_nonnull(r.buf);
-    for (size_t i = 0; i < BIG; i++)
-        want[i] = (char)(i % 251);
-    ck_assert_int_eq(ob_init(&ob, p[1], 64), 0);
-    ck_assert_int_eq(ob_append(&ob, want, BIG), 0);
-    ck_assert_int_eq(pthread_create(&tid, NULL, reader_main, &r), 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);         /* many partial writes */
-    close(p[1]);
-    p[1] = -1;
-    pthread_join(tid, NULL);
-    ck_assert_uint_eq(r.len, BIG);
-    ck_assert_int_eq(memcmp(r.buf, want, BIG), 0);
-    free(want);
-    free(r.buf);
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
+    ck_assert_int_eq(ob_puts(&ob, "first\n"), 0);
+    buf = ob.buf;
+    cap = ob.cap;
+    ob_consume(&ob, ob.len);
+    ck_assert_int_eq(ob_puts(&ob, "second\n"), 0);
+    expect_str("second\n");
+    ck_assert_ptr_eq(ob.buf, buf);
+    ck_assert_uint_eq(ob.cap, cap);
 }
 END_TEST
 
-START_TEST(test_ob_socket_detected)
+START_TEST(test_ob_consume_part)
 {
-    int sv[2];
-
-    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    ck_assert_int_eq(fd_is_socket(sv[0]), 1);
-    ck_assert_int_eq(fd_is_socket(p[0]), 0);
-    ck_assert_int_eq(fd_is_socket(-1), 0);
-    ck_assert_int_eq(ob_init(&ob, sv[0], 16), 0);
-    ck_assert_int_eq(ob.is_socket, 1);
-    ck_assert_int_eq(ob_puts(&ob, "over a socket\n"), 0);
-    ck_assert_int_eq(ob_flush(&ob), 0);
-    char got[32];
-    read_exactly(sv[1], got, 14);
-    ck_assert_int_eq(memcmp(got, "over a socket\n", 14), 0);
-    close(sv[0]);
-    close(sv[1]);
-}
-END_TEST
-
-/* ---- errors ----------------------------------------------------------- */
-
-START_TEST(test_ob_flush_closed_socket_epipe)
-{
-    int sv[2];
-
-    /* The default action, so a SIGPIPE would kill this test. */
-    signal(SIGPIPE, SIG_DFL);
-    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-    close(sv[1]);
-    ck_assert_int_eq(ob_init(&ob, sv[0], 16), 0);
-    ck_assert_int_eq(ob_puts(&ob, "nobody listens\n"), 0);
-    ck_assert_int_eq(ob_flush(&ob), -EPIPE);
-    ck_assert_uint_eq(ob.len, 0);               /* emptied either way */
-    ck_assert_int_eq(write_all(sv[0], 1, "x", 1), -EPIPE);
-    close(sv[0]);
-}
-END_TEST
-
-START_TEST(test_ob_flush_bad_fd)
-{
-    ck_assert_int_eq(ob_init(&ob, -1, 16), 0);
-    ck_assert_int_eq(ob.is_socket, 0);
-    ck_assert_int_eq(ob_puts(&ob, "x"), 0);
-    ck_assert_int_eq(ob_flush(&ob), -EBADF);
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
+    ck_assert_int_eq(ob_puts(&ob, "abcdefgh"), 0);
+    ob_consume(&ob, 0);
+    expect_str("abcdefgh");
+    ob_consume(&ob, 3);                         /* a partial write */
+    expect_str("defgh");
+    ck_assert_int_eq(ob_puts(&ob, "ij"), 0);    /* appends go after */
+    expect_str("defghij");
+    ob_consume(&ob, 6);
+    expect_str("j");
+    ob_consume(&ob, 1);
     ck_assert_uint_eq(ob.len, 0);
 }
 END_TEST
 
-START_TEST(test_ob_write_all_zero_length)
+START_TEST(test_ob_consume_more_than_held)
 {
-    ck_assert_int_eq(write_all(-1, 0, "", 0), 0);   /* no system call */
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
+    ck_assert_int_eq(ob_puts(&ob, "abc"), 0);
+    ob_consume(&ob, 100);
+    ck_assert_uint_eq(ob.len, 0);
+    ob_consume(&ob, 1);                         /* already empty */
+    ck_assert_uint_eq(ob.len, 0);
+    ck_assert_int_eq(ob_puts(&ob, "xyz"), 0);
+    expect_str("xyz");
+}
+END_TEST
+
+/* A reply half written when something fails is cut back to the mark
+ * taken before it. */
+START_TEST(test_ob_truncate_to_mark)
+{
+    size_t mark;
+
+    ck_assert_int_eq(ob_init(&ob, 4), 0);
+    ck_assert_int_eq(ob_puts(&ob, "kept\n"), 0);
+    mark = ob.len;
+    ck_assert_int_eq(ob_printf(&ob, "half a reply %d", 7), 0);
+    ob_truncate(&ob, mark);
+    expect_str("kept\n");
+    ob_truncate(&ob, mark + 10);                /* past the end: nothing */
+    expect_str("kept\n");
+    ck_assert_int_eq(ob_puts(&ob, "next\n"), 0);
+    expect_str("kept\nnext\n");
+    ob_truncate(&ob, 0);
+    ck_assert_uint_eq(ob.len, 0);
+}
+END_TEST
+
+/* ---- limits ----------------------------------------------------------- */
+
+START_TEST(test_ob_append_one_big_piece)
+{
+    enum { BIG = 100000 };
+    char *big = malloc(BIG);
+
+    ck_assert_ptr_nonnull(big);
+    for (size_t i = 0; i < BIG; i++)
+        big[i] = (char)(i * 7);
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ck_assert_int_eq(ob_puts(&ob, "head:"), 0);
+    ck_assert_int_eq(ob_append(&ob, big, BIG), 0);
+    ck_assert_uint_eq(ob.len, 5 + BIG);
+    ck_assert_int_eq(memcmp(ob.buf, "head:", 5), 0);
+    ck_assert_int_eq(memcmp(ob.buf + 5, big, BIG), 0);
+    free(big);
+}
+END_TEST
+
+START_TEST(test_ob_printf_exactly_fills)
+{
+    /* 7 characters and the NUL vsnprintf needs: exactly the capacity. */
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ck_assert_int_eq(ob_printf(&ob, "%s", "1234567"), 0);
+    ck_assert_uint_eq(ob.cap, 8);               /* no growth for it */
+    ck_assert_int_eq(ob_printf(&ob, "%s", "89"), 0);
+    ck_assert_uint_eq(ob.len, 9);
+    ck_assert_int_eq(memcmp(ob.buf, "123456789", 9), 0);
+}
+END_TEST
+
+/* 8 characters into 8 bytes: the text fits but its NUL does not, so the
+ * buffer grows; one more than the room, likewise. */
+START_TEST(test_ob_printf_overflows_capacity)
+{
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ck_assert_int_eq(ob_printf(&ob, "%s", "12345678"), 0);
+    ck_assert_uint_gt(ob.cap, 8);
+    expect_str("12345678");
+
+    ob_destroy(&ob);
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ck_assert_int_eq(ob_puts(&ob, "ab"), 0);
+    ck_assert_int_eq(ob_printf(&ob, "%d", 1234567), 0);   /* 2 + 7 > 8 */
+    expect_str("ab1234567");
+}
+END_TEST
+
+/* Growth doubles, but never past the limit; the limit itself is reached. */
+START_TEST(test_ob_limit_caps_growth)
+{
+    char want[40];
+
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ob.limit = 40;
+    for (size_t i = 0; i < sizeof(want); i++) {
+        want[i] = (char)('A' + i % 26);
+        ck_assert_int_eq(ob_append(&ob, &want[i], 1), 0);
+        ck_assert_uint_le(ob.cap, 40);
+    }
+    expect_held(want, sizeof(want));
+    ck_assert_uint_eq(ob.cap, 40);
+    ck_assert_int_eq(ob_reserve(&ob, 0), 0);
+    ck_assert_int_eq(ob_reserve(&ob, 1), -ENOBUFS);
+    ck_assert_int_eq(ob_append(&ob, "x", 1), -ENOBUFS);
+    ck_assert_int_eq(ob_puts(&ob, "x"), -ENOBUFS);
+    ck_assert_int_eq(ob_printf(&ob, "x"), -ENOBUFS);
+    expect_held(want, sizeof(want));
+    ck_assert_uint_eq(ob.cap, 40);
+
+    /* Sent bytes make room again, within the same allocation. */
+    ob_consume(&ob, 10);
+    ck_assert_int_eq(ob_append(&ob, "0123456789", 10), 0);
+    ck_assert_uint_eq(ob.len, 40);
+    ck_assert_uint_eq(ob.cap, 40);
+    ck_assert_int_eq(memcmp(ob.buf, want + 10, 30), 0);
+    ck_assert_int_eq(memcmp(ob.buf + 30, "0123456789", 10), 0);
+}
+END_TEST
+
+/* ob_reserve past the limit is refused outright: contents, length and
+ * capacity unchanged; within it, the room is there afterwards. */
+START_TEST(test_ob_reserve_past_limit)
+{
+    char *buf;
+
+    ck_assert_int_eq(ob_init(&ob, 16), 0);
+    ob.limit = 100;
+    ck_assert_int_eq(ob_puts(&ob, "0123456789"), 0);
+    buf = ob.buf;
+    ck_assert_int_eq(ob_reserve(&ob, 91), -ENOBUFS);
+    ck_assert_ptr_eq(ob.buf, buf);
+    ck_assert_uint_eq(ob.cap, 16);
+    expect_str("0123456789");
+    ck_assert_int_eq(ob_reserve(&ob, 90), 0);
+    ck_assert_uint_ge(ob.cap, 100);
+    ck_assert_uint_le(ob.cap, 100);
+    expect_str("0123456789");
+}
+END_TEST
+
+/* An append that would pass the limit takes nothing, not a part. */
+START_TEST(test_ob_append_past_limit_unchanged)
+{
+    static const char big[64] = "big";
+
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ob.limit = 32;
+    ck_assert_int_eq(ob_puts(&ob, "keep"), 0);
+    ck_assert_int_eq(ob_append(&ob, big, 29), -ENOBUFS);
+    expect_str("keep");
+    ck_assert_uint_eq(ob.cap, 8);
+    ck_assert_int_eq(ob_append(&ob, big, 28), 0);   /* exactly the limit */
+    ck_assert_uint_eq(ob.len, 32);
+    ck_assert_uint_eq(ob.cap, 32);
+}
+END_TEST
+
+/* printf past the limit: -ENOBUFS, and the bytes held, their number and
+ * the capacity are as before, whether or not the first try fitted part. */
+START_TEST(test_ob_printf_past_limit_unchanged)
+{
+    char *buf;
+
+    ck_assert_int_eq(ob_init(&ob, 16), 0);
+    ob.limit = 16;
+    ck_assert_int_eq(ob_puts(&ob, "keep"), 0);
+    buf = ob.buf;
+    ck_assert_int_eq(ob_printf(&ob, "%s-%d", "a long reply", 12345), -ENOBUFS);
+    expect_str("keep");
+    ck_assert_ptr_eq(ob.buf, buf);
+    ck_assert_uint_eq(ob.cap, 16);
+    ck_assert_int_eq(ob_puts(&ob, "!"), 0);     /* still usable */
+    expect_str("keep!");
+
+    ob_destroy(&ob);
+    ck_assert_int_eq(ob_init(&ob, 4), 0);       /* must grow, may not */
+    ob.limit = 8;
+    ck_assert_int_eq(ob_puts(&ob, "ab"), 0);
+    ck_assert_int_eq(ob_printf(&ob, "%07d", 42), -ENOBUFS);  /* 2 + 7 > 8 */
+    expect_str("ab");
+    ck_assert_uint_le(ob.cap, 8);
+}
+END_TEST
+
+/* printf's text reaching the limit exactly is accepted, as the same bytes
+ * through ob_append are: vsnprintf's NUL is not part of the contents. */
+START_TEST(test_ob_printf_exactly_at_limit)
+{
+    ck_assert_int_eq(ob_init(&ob, 8), 0);
+    ob.limit = 8;
+    ck_assert_int_eq(ob_printf(&ob, "%s", "12345678"), 0);
+    expect_str("12345678");
+    ck_assert_uint_eq(ob.cap, 8);
+    ck_assert_int_eq(ob_printf(&ob, "%s", ""), 0);
+    ck_assert_int_eq(ob_printf(&ob, "x"), -ENOBUFS);
+    expect_str("12345678");
+
+    ob_destroy(&ob);
+    ck_assert_int_eq(ob_init(&ob, 4), 0);       /* grows to the limit */
+    ob.limit = 12;
+    ck_assert_int_eq(ob_puts(&ob, "ab"), 0);
+    ck_assert_int_eq(ob_printf(&ob, "%010d", 42), 0);
+    expect_str("ab0000000042");
+    ck_assert_uint_eq(ob.cap, 12);
 }
 END_TEST
 
@@ -282,32 +399,33 @@ static Suite *outbuf_suite(void)
 {
     Suite *s = suite_create("outbuf");
     TCase *core = tcase_create("core");
-    TCase *errors = tcase_create("errors");
     TCase *limits = tcase_create("limits");
 
-    tcase_add_checked_fixture(core, setup, teardown);
-    tcase_add_checked_fixture(errors, setup, teardown);
-    tcase_add_checked_fixture(limits, setup, teardown);
+    tcase_add_checked_fixture(core, NULL, teardown);
+    tcase_add_checked_fixture(limits, NULL, teardown);
 
     tcase_add_test(core, test_ob_init_empty);
     tcase_add_test(core, test_ob_append_grows);
     tcase_add_test(core, test_ob_append_keeps_nul_bytes);
     tcase_add_test(core, test_ob_printf_grows);
     tcase_add_test(core, test_ob_printf_mixed_with_append);
-    tcase_add_test(core, test_ob_flush_writes_exact_bytes);
-    tcase_add_test(core, test_ob_reuse_after_flush);
-    tcase_add_test(core, test_ob_socket_detected);
+    tcase_add_test(core, test_ob_vprintf_grows);
+    tcase_add_test(core, test_ob_holds_exact_bytes);
+    tcase_add_test(core, test_ob_reuse_after_consume);
+    tcase_add_test(core, test_ob_consume_part);
+    tcase_add_test(core, test_ob_consume_more_than_held);
+    tcase_add_test(core, test_ob_truncate_to_mark);
 
     tcase_add_test(limits, test_ob_append_one_big_piece);
     tcase_add_test(limits, test_ob_printf_exactly_fills);
-    tcase_add_test(limits, test_ob_flush_larger_than_pipe);
-
-    tcase_add_test(errors, test_ob_flush_closed_socket_epipe);
-    tcase_add_test(errors, test_ob_flush_bad_fd);
-    tcase_add_test(errors, test_ob_write_all_zero_length);
+    tcase_add_test(limits, test_ob_printf_overflows_capacity);
+    tcase_add_test(limits, test_ob_limit_caps_growth);
+    tcase_add_test(limits, test_ob_reserve_past_limit);
+    tcase_add_test(limits, test_ob_append_past_limit_unchanged);
+    tcase_add_test(limits, test_ob_printf_past_limit_unchanged);
+    tcase_add_test(limits, test_ob_printf_exactly_at_limit);
 
     suite_add_tcase(s, core);
-    suite_add_tcase(s, errors);
     suite_add_tcase(s, limits);
     return s;
 }

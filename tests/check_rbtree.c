@@ -1,14 +1,22 @@
 /* check_rbtree.c -- unit tests for common/rbtree.c.
  *
  *   core:    insert, find, erase and traversal on small known sets;
+ *   place:   the caller's half of an insert: rb_find_slot names the place
+ *            (or returns the equal node and leaves the place alone),
+ *            rb_link_node hangs the node there and rb_insert_color
+ *            rebalances and counts it, in an empty tree and at the
+ *            leftmost, rightmost and every inner place; the count kept by
+ *            rb_insert_color and rb_erase;
  *   random:  long operation sequences from a fixed seed against a plain
  *            array, with rb_check() after every step; sorted inserts and
- *            erases, the worst cases for rebalancing;
- * The checker and the pause hook are tested in check_rbtree_checker.c.
+ *            erases, the worst cases for rebalancing.
+ * Inserts go through insert_node() (rbtest.h): search, link, colour. The
+ * checker is tested in check_rbtree_checker.c.
  */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "rbtree.h"
 #include "suites.h"
 #include "rbtest.h"
@@ -19,13 +27,18 @@ START_TEST(test_rb_empty_tree)
 {
     struct rb_tree t;
 
-    rb_init(&t, item_cmp);
+    struct rb_tree s = RB_TREE_INIT;
+
+    memset(&t, 0xa5, sizeof t);         /* rb_init must not rely on zeros */
+    rb_init(&t);
     ck_assert_ptr_null(t.root);
     ck_assert_uint_eq(t.count, 0);
-    ck_assert_ptr_null(t.pause);
     ck_assert_ptr_null(rb_first(&t));
     ck_assert_ptr_null(find_key(&t, 1));
     assert_valid(&t);
+    ck_assert_ptr_null(s.root);
+    ck_assert_uint_eq(s.count, 0);
+    assert_valid(&s);
 }
 END_TEST
 
@@ -37,10 +50,10 @@ START_TEST(test_rb_insert_find_small)
     struct rb_tree t;
     int out[N + 1];
 
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     for (int i = 0; i < N; i++) {
         items[i].key = keys[i];
-        ck_assert_ptr_null(rb_insert(&t, &items[i].node));
+        ck_assert_ptr_null(insert_node(&t, &items[i].node));
         ck_assert_uint_eq(t.count, (size_t)i + 1);
         assert_valid(&t);
         for (int j = 0; j <= i; j++)
@@ -70,7 +83,7 @@ START_TEST(test_rb_insert_duplicate_changes_nothing)
     dup.node.parent = dup.node.left = dup.node.right = &dup.node;
     dup.node.red = 42;
 
-    ck_assert_ptr_eq(rb_insert(&t, &dup.node), &items[15].node);
+    ck_assert_ptr_eq(insert_node(&t, &dup.node), &items[15].node);
     ck_assert_uint_eq(t.count, N);
     ck_assert_ptr_eq(t.root, saved_root);
     for (int i = 0; i < N; i++) {
@@ -136,7 +149,7 @@ START_TEST(test_rb_erase_all_then_reuse)
     ck_assert_ptr_null(rb_first(&t));
     /* Erased nodes go back in with stale links and must be relinked. */
     for (int i = 0; i < N; i++)
-        ck_assert_ptr_null(rb_insert(&t, &items[order[i]].node));
+        ck_assert_ptr_null(insert_node(&t, &items[order[i]].node));
     ck_assert_uint_eq(t.count, N);
     assert_valid(&t);
 }
@@ -150,13 +163,13 @@ START_TEST(test_rb_traversal_sorted)
     struct rb_tree t;
     struct rb_node *last = NULL;
 
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     for (int i = 0; i < N; i++)
         keys[i] = 3 * i - 1500;         /* negative keys too */
     shuffle(keys, N, 12345);
     for (int i = 0; i < N; i++) {
         items[i].key = keys[i];
-        ck_assert_ptr_null(rb_insert(&t, &items[i].node));
+        ck_assert_ptr_null(insert_node(&t, &items[i].node));
     }
     ck_assert_uint_eq(inorder_keys(&t, out, N + 1), N);
     for (int i = 0; i < N; i++)
@@ -166,6 +179,191 @@ START_TEST(test_rb_traversal_sorted)
     ck_assert_int_eq(key_of(last), 3 * (N - 1) - 1500);
     ck_assert_ptr_null(rb_next(last));
     assert_balanced(&t);
+}
+END_TEST
+
+/* ---- place ------------------------------------------------------------ */
+
+/* On a duplicate rb_find_slot returns the equal node and writes neither
+ * *parent nor *link; the search changes nothing in the tree. */
+START_TEST(test_rb_find_slot_duplicate_leaves_place)
+{
+    enum { N = 31 };
+    struct item items[N];
+    struct rb_node saved[N], *saved_root, *parent, **link;
+    struct rb_node poison_parent, *poison_link_target = NULL;
+    struct rb_tree t;
+
+    build_spaced(&t, items, N, 11);
+    for (int i = 0; i < N; i++)
+        saved[i] = items[i].node;
+    saved_root = t.root;
+
+    for (int i = 0; i < N; i++) {
+        int key = 10 * (i + 1);
+
+        parent = &poison_parent;
+        link = &poison_link_target;
+        ck_assert_ptr_eq(rb_find_slot(&t, &key, item_key_cmp, &parent, &link),
+                         &items[i].node);
+        ck_assert_ptr_eq(parent, &poison_parent);
+        ck_assert_ptr_eq(link, &poison_link_target);
+    }
+    ck_assert_ptr_null(poison_link_target);
+    ck_assert_uint_eq(t.count, N);
+    ck_assert_ptr_eq(t.root, saved_root);
+    for (int i = 0; i < N; i++) {
+        ck_assert_ptr_eq(items[i].node.parent, saved[i].parent);
+        ck_assert_ptr_eq(items[i].node.left, saved[i].left);
+        ck_assert_ptr_eq(items[i].node.right, saved[i].right);
+        ck_assert_int_eq(items[i].node.red, saved[i].red);
+    }
+    assert_valid(&t);
+}
+END_TEST
+
+START_TEST(test_rb_link_into_empty_tree)
+{
+    struct rb_tree t;
+    struct item it = { .key = 7 };
+    struct rb_node *parent = &it.node, **link = NULL;
+
+    rb_init(&t);
+    ck_assert_ptr_null(rb_find_slot(&t, &it.key, item_key_cmp, &parent,
+                                    &link));
+    ck_assert_ptr_null(parent);
+    ck_assert_ptr_eq(link, &t.root);
+
+    /* Stale links and colour: rb_link_node must set them all. */
+    it.node.parent = it.node.left = it.node.right = &it.node;
+    it.node.red = 0;
+    rb_link_node(&it.node, parent, link);
+    ck_assert_ptr_eq(t.root, &it.node);
+    ck_assert_ptr_null(it.node.parent);
+    ck_assert_ptr_null(it.node.left);
+    ck_assert_ptr_null(it.node.right);
+    ck_assert_int_eq(it.node.red, 1);
+    ck_assert_uint_eq(t.count, 0);      /* linked, not yet counted */
+
+    rb_insert_color(&t, &it.node);
+    ck_assert_uint_eq(t.count, 1);
+    ck_assert_int_eq(it.node.red, 0);   /* the root is black */
+    ck_assert_ptr_eq(rb_first(&t), &it.node);
+    ck_assert_ptr_null(rb_next(&it.node));
+    ck_assert_ptr_eq(find_key(&t, 7), &it.node);
+    assert_valid(&t);
+}
+END_TEST
+
+enum { GAP_MAX = 40 };
+
+/* Builds the spaced tree of n nodes (keys 10..10n), and inserts key
+ * 10 * gap + 5 by hand: gap 0 is before the smallest node, gap n after the
+ * largest. The place rb_find_slot names is an empty link under one of the
+ * key's in-order neighbours: the right child of its predecessor or the left
+ * child of its successor. */
+static void link_at_gap(int n, int gap)
+{
+    struct item items[GAP_MAX], extra;
+    struct rb_node *pred, *succ, *parent, **link, *poison = &extra.node;
+    struct rb_tree t;
+    int key = 10 * gap + 5, out[GAP_MAX + 2];
+
+    ck_assert_int_le(n, GAP_MAX);
+    build_spaced(&t, items, n, (uint64_t)n * 31 + (uint64_t)gap);
+    pred = gap > 0 ? &items[gap - 1].node : NULL;
+    succ = gap < n ? &items[gap].node : NULL;
+    parent = poison;
+    link = &poison;
+    ck_assert_ptr_null(rb_find_slot(&t, &key, item_key_cmp, &parent, &link));
+    ck_assert_ptr_nonnull(parent);
+    ck_assert_ptr_null(*link);
+    if (parent == pred) {
+        ck_assert_ptr_eq(link, &pred->right);
+    } else {
+        ck_assert_ptr_eq(parent, succ);
+        ck_assert_ptr_eq(link, &succ->left);
+    }
+
+    extra.key = key;
+    rb_link_node(&extra.node, parent, link);
+    ck_assert_ptr_eq(*link, &extra.node);
+    ck_assert_ptr_eq(extra.node.parent, parent);
+    ck_assert_uint_eq(t.count, (size_t)n);
+    rb_insert_color(&t, &extra.node);
+    ck_assert_uint_eq(t.count, (size_t)n + 1);
+    assert_valid(&t);
+    assert_balanced(&t);
+
+    ck_assert_ptr_eq(find_key(&t, key), &extra.node);
+    ck_assert_uint_eq(inorder_keys(&t, out, GAP_MAX + 2), (size_t)n + 1);
+    for (int i = 0; i <= n; i++)
+        ck_assert_int_eq(out[i], i < gap ? 10 * (i + 1)
+                                 : i == gap ? key : 10 * i);
+    for (int i = 0; i < n; i++)
+        ck_assert_ptr_eq(find_key(&t, 10 * (i + 1)), &items[i].node);
+}
+
+START_TEST(test_rb_link_leftmost)
+{
+    for (int n = 1; n <= GAP_MAX; n++)
+        link_at_gap(n, 0);
+}
+END_TEST
+
+START_TEST(test_rb_link_rightmost)
+{
+    for (int n = 1; n <= GAP_MAX; n++)
+        link_at_gap(n, n);
+}
+END_TEST
+
+START_TEST(test_rb_link_every_inner_place)
+{
+    for (int n = 2; n <= GAP_MAX; n++)
+        for (int gap = 1; gap < n; gap++)
+            link_at_gap(n, gap);
+}
+END_TEST
+
+/* count: +1 in rb_insert_color (not in rb_find_slot or rb_link_node), -1 in
+ * rb_erase, nothing on a duplicate. */
+START_TEST(test_rb_count_kept_by_insert_color_and_erase)
+{
+    enum { N = 200 };
+    static struct item items[N];
+    struct rb_node *parent, **link;
+    struct rb_tree t;
+    int order[N];
+
+    rb_init(&t);
+    for (int i = 0; i < N; i++)
+        order[i] = i;
+    shuffle(order, N, 77);
+    for (int i = 0; i < N; i++) {
+        struct item *it = &items[order[i]];
+
+        it->key = order[i];
+        ck_assert_ptr_null(rb_find_slot(&t, &it->key, item_key_cmp, &parent,
+                                        &link));
+        ck_assert_uint_eq(t.count, (size_t)i);
+        rb_link_node(&it->node, parent, link);
+        ck_assert_uint_eq(t.count, (size_t)i);
+        rb_insert_color(&t, &it->node);
+        ck_assert_uint_eq(t.count, (size_t)i + 1);
+        assert_valid(&t);
+
+        ck_assert_ptr_eq(rb_find_slot(&t, &it->key, item_key_cmp, &parent,
+                                      &link), &it->node);
+        ck_assert_uint_eq(t.count, (size_t)i + 1);
+    }
+    shuffle(order, N, 78);
+    for (int i = 0; i < N; i++) {
+        rb_erase(&t, &items[order[i]].node);
+        ck_assert_uint_eq(t.count, (size_t)(N - i - 1));
+        assert_valid(&t);
+    }
+    ck_assert_ptr_null(t.root);
 }
 END_TEST
 
@@ -199,7 +397,7 @@ static void random_run(uint64_t seed, int nops, int nkeys)
 
     ck_assert_ptr_nonnull(pool);
     ck_assert_ptr_nonnull(present);
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     for (int k = 0; k < nkeys; k++)
         pool[k].key = k;
 
@@ -209,8 +407,8 @@ static void random_run(uint64_t seed, int nops, int nkeys)
 
         if (r >> 63) {
             struct item dup = { .key = k };
-            struct rb_node *got = rb_insert(&t, present[k] ? &dup.node
-                                                           : &pool[k].node);
+            struct rb_node *got = insert_node(&t, present[k] ? &dup.node
+                                                             : &pool[k].node);
             ck_assert_ptr_eq(got, present[k] ? &pool[k].node : NULL);
             if (!present[k]) {
                 present[k] = true;
@@ -259,12 +457,12 @@ static void sorted_run(bool insert_up, bool erase_up)
     static struct item items[SORTED_N];
     struct rb_tree t;
 
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     for (int i = 0; i < SORTED_N; i++) {
         int k = insert_up ? i : SORTED_N - 1 - i;
 
         items[k].key = k;
-        ck_assert_ptr_null(rb_insert(&t, &items[k].node));
+        ck_assert_ptr_null(insert_node(&t, &items[k].node));
         assert_valid(&t);
     }
     assert_balanced(&t);
@@ -305,6 +503,15 @@ static Suite *rbtree_suite(void)
     tcase_add_test(tc, test_rb_erase_each_position);
     tcase_add_test(tc, test_rb_erase_all_then_reuse);
     tcase_add_test(tc, test_rb_traversal_sorted);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("place");
+    tcase_add_test(tc, test_rb_find_slot_duplicate_leaves_place);
+    tcase_add_test(tc, test_rb_link_into_empty_tree);
+    tcase_add_test(tc, test_rb_link_leftmost);
+    tcase_add_test(tc, test_rb_link_rightmost);
+    tcase_add_test(tc, test_rb_link_every_inner_place);
+    tcase_add_test(tc, test_rb_count_kept_by_insert_color_and_erase);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("random");

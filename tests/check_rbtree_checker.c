@@ -1,11 +1,11 @@
-/* check_rbtree_checker.c -- unit tests for rb_check() and the pause hook
- * of common/rbtree.c (the rest is in check_rbtree.c).
+/* check_rbtree_checker.c -- unit tests for rb_check() of common/rbtree.c
+ * (the rest of the tree is in check_rbtree.c).
  *
  *   checker: valid trees corrupted by hand in one way each, for which
  *            rb_check() must return the exact documented string, and
- *            promptly even for cycles and shared children;
- *   pause:   the race-lab hook runs once per insert or erase, before any
- *            relinking, and never on a duplicate insert.
+ *            promptly even for cycles and shared children; the comparator
+ *            it is given is the one it orders by.
+ * The race-window pause lives in server/store.c and is tested with it.
  */
 #include "suites.h"
 #include "rbtest.h"
@@ -102,7 +102,7 @@ START_TEST(test_rb_check_valid_and_empty)
     struct rb_tree t;
 
     assert_valid(&ck_tree);
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     assert_valid(&t);
     t.count = 1;                        /* empty, but says one node */
     assert_check(&t, "count mismatch");
@@ -270,15 +270,28 @@ static int counting_cmp(const struct rb_node *a, const struct rb_node *b)
  * checker compares each node with the one before it in order. */
 START_TEST(test_rb_check_count_bounds_walk)
 {
-    ck_tree.cmp = counting_cmp;
     cmp_calls = 0;
-    assert_valid(&ck_tree);
+    ck_assert_ptr_null(rb_check(&ck_tree, counting_cmp));
     ck_assert_int_ge(cmp_calls, CK_N - 1);
 
     ck_tree.count = 5;
     cmp_calls = 0;
-    assert_check(&ck_tree, "count mismatch");
+    ck_assert_str_eq(rb_check(&ck_tree, counting_cmp), "count mismatch");
     ck_assert_int_le(cmp_calls, 5);
+}
+END_TEST
+
+static int reverse_cmp(const struct rb_node *a, const struct rb_node *b)
+{
+    return item_cmp(b, a);
+}
+
+/* The tree keeps no comparator: rb_check orders by the one it is given. */
+START_TEST(test_rb_check_uses_given_cmp)
+{
+    ck_assert_ptr_null(rb_check(&ck_tree, item_cmp));
+    ck_assert_str_eq(rb_check(&ck_tree, reverse_cmp), "order violated");
+    ck_assert_ptr_null(rb_check(&ck_tree, item_cmp));
 }
 END_TEST
 
@@ -308,7 +321,7 @@ END_TEST
 /* A chain of black nodes linked by right pointers, depth nodes long. */
 static void build_chain(struct rb_tree *t, struct item *items, int depth)
 {
-    rb_init(t, item_cmp);
+    rb_init(t);
     for (int i = 0; i < depth; i++) {
         items[i].key = i;
         items[i].node.parent = i ? &items[i - 1].node : NULL;
@@ -342,7 +355,7 @@ START_TEST(test_rb_check_shared_child_prompt)
     static struct item items[N];
     struct rb_tree t;
 
-    rb_init(&t, item_cmp);
+    rb_init(&t);
     for (int i = 0; i < N; i++) {
         items[i].key = N - i;       /* each child is smaller: left is fine */
         items[i].node.parent = i ? &items[i - 1].node : NULL;
@@ -353,75 +366,6 @@ START_TEST(test_rb_check_shared_child_prompt)
     t.root = &items[0].node;
     t.count = N;
     assert_check(&t, "order violated");
-}
-END_TEST
-
-/* ---- pause hook ------------------------------------------------------- */
-
-struct pause_probe {
-    struct rb_tree *t;
-    int key;                    /* the key being inserted or erased */
-    int calls;
-    bool found;                 /* was key in the tree during the pause? */
-    size_t count;               /* t->count during the pause */
-    const char *check;          /* rb_check() during the pause */
-};
-
-static void pause_cb(void *arg)
-{
-    struct pause_probe *p = arg;
-
-    p->calls++;
-    p->found = find_key(p->t, p->key) != NULL;
-    p->count = p->t->count;
-    p->check = rb_check(p->t);
-}
-
-START_TEST(test_rb_pause_once_per_mutation)
-{
-    enum { N = 100 };
-    static struct item items[N];
-    struct rb_tree t;
-    struct pause_probe probe = { .t = &t };
-    int order[N];
-
-    rb_init(&t, item_cmp);
-    t.pause = pause_cb;
-    t.pause_arg = &probe;
-    for (int i = 0; i < N; i++)
-        order[i] = i;
-    shuffle(order, N, 5);
-
-    for (int i = 0; i < N; i++) {
-        int k = order[i];
-
-        items[k].key = probe.key = k;
-        ck_assert_ptr_null(rb_insert(&t, &items[k].node));
-        ck_assert_int_eq(probe.calls, i + 1);
-        ck_assert(!probe.found);        /* not linked yet */
-        ck_assert_uint_eq(probe.count, (size_t)i);
-        ck_assert_ptr_null(probe.check);
-    }
-    for (int k = 0; k < N; k++) {
-        struct item dup = { .key = k };
-
-        ck_assert_ptr_eq(rb_insert(&t, &dup.node), &items[k].node);
-        ck_assert_ptr_eq(find_key(&t, k), &items[k].node);
-    }
-    ck_assert_int_eq(probe.calls, N);   /* duplicates and finds: no pause */
-
-    for (int i = 0; i < N; i++) {
-        int k = order[(i * 37) % N];
-
-        probe.key = k;
-        rb_erase(&t, &items[k].node);
-        ck_assert_int_eq(probe.calls, N + i + 1);
-        ck_assert(probe.found);         /* not unlinked yet */
-        ck_assert_uint_eq(probe.count, (size_t)(N - i));
-        ck_assert_ptr_null(probe.check);
-        assert_valid(&t);
-    }
-    ck_assert_ptr_null(t.root);
 }
 END_TEST
 
@@ -442,13 +386,10 @@ static Suite *rbtree_checker_suite(void)
     tcase_add_test(tc, test_rb_check_parent_link);
     tcase_add_test(tc, test_rb_check_count);
     tcase_add_test(tc, test_rb_check_count_bounds_walk);
+    tcase_add_test(tc, test_rb_check_uses_given_cmp);
     tcase_add_test(tc, test_rb_check_cycle);
     tcase_add_test(tc, test_rb_check_too_deep);
     tcase_add_test(tc, test_rb_check_shared_child_prompt);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("pause");
-    tcase_add_test(tc, test_rb_pause_once_per_mutation);
     suite_add_tcase(s, tc);
 
     return s;

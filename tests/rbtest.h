@@ -1,7 +1,8 @@
 /* rbtest.h -- helpers shared by the red-black tree's unit tests
- * (check_rbtree.c, check_rbtree_checker.c): a test record, a seeded PRNG and
- * tree-building and inspection helpers. static inline so each test file
- * takes only what it uses. */
+ * (check_rbtree.c, check_rbtree_checker.c): a test record with its node and
+ * key comparators, the search + link + colour insert every caller of the
+ * tree writes, a seeded PRNG and tree-building and inspection helpers.
+ * static inline so each test file takes only what it uses. */
 #ifndef SSN_TESTS_RBTEST_H
 #define SSN_TESTS_RBTEST_H
 
@@ -28,11 +29,32 @@ static inline int item_cmp(const struct rb_node *a, const struct rb_node *b)
     return (x > y) - (x < y);
 }
 
+/* The key comparator: key points to an int. */
+static inline int item_key_cmp(const void *key, const struct rb_node *n)
+{
+    int x = *(const int *)key, y = key_of(n);
+
+    return (x > y) - (x < y);
+}
+
 static inline struct rb_node *find_key(const struct rb_tree *t, int key)
 {
-    struct item probe = { .key = key };
+    return rb_find(t, &key, item_key_cmp);
+}
 
-    return rb_find(t, &probe.node);
+/* Inserts n (an item's node) as a caller of the tree does: search, link,
+ * colour. Returns NULL, or the node already holding n's key, in which case
+ * neither the tree nor n is touched (OpenBSD tree.h's convention). */
+static inline struct rb_node *insert_node(struct rb_tree *t, struct rb_node *n)
+{
+    struct rb_node *parent, **link, *old;
+    int key = key_of(n);
+
+    if ((old = rb_find_slot(t, &key, item_key_cmp, &parent, &link)))
+        return old;
+    rb_link_node(n, parent, link);
+    rb_insert_color(t, n);
+    return NULL;
 }
 
 /* xorshift64*: the same sequence on every run and every libc (seed != 0). */
@@ -58,13 +80,13 @@ static inline void shuffle(int *a, int n, uint64_t seed)
 /* Called after every step of the long runs: ck_abort_msg() only on failure
  * keeps check's per-assertion bookkeeping out of the hot loop. */
 #define assert_valid(t) do {                                            \
-        const char *err_ = rb_check(t);                                 \
+        const char *err_ = rb_check(t, item_cmp);                       \
         if (err_)                                                       \
             ck_abort_msg("rb_check: %s", err_);                         \
     } while (0)
 
 #define assert_check(t, want) do {                                      \
-        const char *err_ = rb_check(t);                                 \
+        const char *err_ = rb_check(t, item_cmp);                       \
         ck_assert_msg(err_ != NULL, "rb_check passed, wanted \"%s\"", want); \
         ck_assert_str_eq(err_, want);                                   \
     } while (0)
@@ -104,12 +126,12 @@ static inline void assert_balanced(const struct rb_tree *t)
 
 /* Inserts items[0..n-1] with keys 10, 20, ..., 10*n in a shuffled order. */
 static inline void build_spaced(struct rb_tree *t, struct item *items, int n,
-                         uint64_t seed)
+                                uint64_t seed)
 {
     int order[256];
 
     ck_assert_int_le(n, 256);
-    rb_init(t, item_cmp);
+    rb_init(t);
     for (int i = 0; i < n; i++)
         order[i] = i;
     shuffle(order, n, seed);
@@ -117,7 +139,7 @@ static inline void build_spaced(struct rb_tree *t, struct item *items, int n,
         struct item *it = &items[order[i]];
 
         it->key = 10 * (order[i] + 1);
-        ck_assert_ptr_null(rb_insert(t, &it->node));
+        ck_assert_ptr_null(insert_node(t, &it->node));
     }
     ck_assert_uint_eq(t->count, (size_t)n);
     assert_valid(t);
