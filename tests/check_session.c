@@ -124,13 +124,13 @@ START_TEST(test_session_overlong_line_split_across_receives)
     ck_assert_str_eq(cap.buf, "Error: line too long\n0\n");
 
     /* Exactly the limit is fine; one more byte is not. */
-    char line[PROTO_MAX_LINE + 2];
+    char line[PROTO_MAX_LINE + 3];
     memset(line, ' ', PROTO_MAX_LINE);
     memcpy(line + PROTO_MAX_LINE - 5, "COUNT", 5);
     line[PROTO_MAX_LINE] = '\n';
     line[PROTO_MAX_LINE + 1] = '\0';
     ck_assert_str_eq(talk(line), "0\n");
-    memmove(line + 1, line, PROTO_MAX_LINE + 1);
+    memmove(line + 1, line, PROTO_MAX_LINE + 2);
     ck_assert_str_eq(talk(line), "Error: line too long\n");
 }
 END_TEST

@@ -284,7 +284,9 @@ START_TEST(test_store_pause_hook_runs_in_add_and_delete)
     ck_assert_ptr_null(p.check);
     store_entry_free(removed);
     ck_assert_ptr_nonnull(find("c", "d"));      /* finds never pause */
-    ck_assert_int_eq(add(new_entry("c", "d", 1, "123-45-6789")), -EEXIST);
+    struct entry *dup = new_entry("c", "d", 1, "123-45-6789");
+    ck_assert_int_eq(add(dup), -EEXIST);
+    store_entry_free(dup);
     ck_assert_int_eq(del("x", "y", &removed), -ENOENT);
     ck_assert_int_eq(p.pauses, 3);              /* nor do failed changes */
 }
