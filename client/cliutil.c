@@ -1,5 +1,6 @@
-/* cliutil.c -- argument parsing and JSON strings (cliutil.h). */
+/* cliutil.c -- argument parsing and its complaints (cliutil.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cliutil.h"
@@ -91,17 +92,73 @@ int cli_parse_mix(const char *s, struct gen_mix *m)
     return 0;
 }
 
-void cli_json_str(FILE *f, const char *s)
+const char *cli_opt_rate(const char *arg, uint64_t *out)
 {
-    putc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            putc(c, f);
-    }
-    putc('"', f);
+    uint64_t v;
+    if (cli_parse_u64(arg, CLI_RATE_MAX, &v) || v == 0)
+        return "--rate wants bytes per second > 0";
+    *out = v;
+    return NULL;
+}
+
+const char *cli_opt_rcvbuf(const char *arg, int *out)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, 1u << 30, &v) || v == 0)
+        return "--rcvbuf wants a size in bytes";
+    *out = (int)v;
+    return NULL;
+}
+
+const char *cli_opt_mss(const char *arg, int *out)
+{
+    uint64_t v;
+    if (cli_parse_u64(arg, 32767, &v) || v < 88)  /* Linux's TCP_MAXSEG range */
+        return "--mss wants 88-32767 bytes";
+    *out = (int)v;
+    return NULL;
+}
+
+const char *cli_opt_hang(const char *arg, double *out)
+{
+    return cli_parse_seconds(arg, out) ? "--hang wants seconds" : NULL;
+}
+
+const char *cli_opt_mix(const char *arg, struct gen_mix *out)
+{
+    return cli_parse_mix(arg, out) ? "--mix wants ADD:DELETE:PRINT[:FIND] "
+                                     "weights 0-1000, not all 0" : NULL;
+}
+
+const char *cli_opt_shard(const char *arg, unsigned *k, unsigned *n)
+{
+    return cli_parse_shard(arg, k, n) ? "--shard wants K/N with 0 <= K < N"
+                                      : NULL;
+}
+
+const char *cli_arg_port(const char *arg)
+{
+    uint64_t v;
+    return cli_parse_u64(arg, 65535, &v) || v == 0 ? "PORT must be 1-65535"
+                                                   : NULL;
+}
+
+const char *cli_arg_events(const char *arg, uint64_t *out)
+{
+    return cli_parse_u64(arg, CLI_EVENTS_MAX, out)
+           ? "NEVENTS must be a number 0-1000000000" : NULL;
+}
+
+const char *cli_arg_seed(const char *arg, uint64_t *out)
+{
+    return cli_parse_u64(arg, UINT64_MAX, out)
+           ? "SEED must be a non-negative integer" : NULL;
+}
+
+int cli_usage_error(const char *prog, const char *msg, const char *arg)
+{
+    fprintf(stderr, "%s: %s%s%s\n", prog, msg, arg ? ": " : "",
+            arg ? arg : "");
+    fprintf(stderr, "Try '%s --help'.\n", prog);
+    return 2;
 }

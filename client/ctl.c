@@ -16,7 +16,7 @@ int ctl_open(struct ctl *c, const char *host, const char *port,
     c->fd = net_connect(host, port, 0, 0, timeout_ms, c->err, sizeof(c->err));
     if (c->fd < 0)
         return c->fd;
-    lr_init(&c->lr, c->fd, CTL_REPLY_MAX);
+    lr_init(&c->lr, CTL_REPLY_MAX);
     return 0;
 }
 
@@ -42,7 +42,7 @@ static int read_line(struct ctl *c, uint64_t deadline, char **line,
         int ev = net_wait(c->fd, POLLIN, ms);
         if (ev == 0)
             continue;
-        ssize_t n = ev < 0 ? ev : lr_fill(&c->lr);
+        ssize_t n = ev < 0 ? ev : lr_read(&c->lr, c->fd);
         if (n == -EAGAIN)
             continue;
         if (n == 0) {

@@ -4,7 +4,8 @@
 #include "frame.h"
 #include "proto.h"
 
-#define PRINT_RULE_LEN 50       /* underscores or dashes framing a PRINT */
+/* The length of PRINT's frame lines without their '\n'. */
+#define PRINT_RULE_LEN (sizeof(ENTRY_PRINT_HEAD) - 2)
 
 void frame_init(struct framer *f)
 {
@@ -38,6 +39,12 @@ static int starts_with(const char *line, size_t len, const char *prefix)
     return len >= n && memcmp(line, prefix, n) == 0;
 }
 
+/* 1 when the line is exactly the reply shape s (one of proto.h's). */
+static int line_is(const char *line, size_t len, const char *s)
+{
+    return len == strlen(s) && memcmp(line, s, len) == 0;
+}
+
 static int all_of(const char *s, size_t len, const char *set)
 {
     for (size_t i = 0; i < len; i++)
@@ -61,17 +68,17 @@ static int first_line_ok(int cmd, const char *line, size_t len)
     switch (cmd) {
     case PROTO_ADD:
     case PROTO_DELETE:
-        return len == 2 && memcmp(line, "OK", 2) == 0;
+        return line_is(line, len, PROTO_OK);
     case PROTO_FIND:
         return print_line_ok(line, len);
     case PROTO_COUNT:
         return len > 0 && len <= 20 && all_of(line, len, "0123456789");
     case PROTO_CHECK:
-        return starts_with(line, len, "OK");
+        return starts_with(line, len, PROTO_OK);
     case PROTO_DIGEST:
         return len == 64 && all_of(line, len, "0123456789abcdef");
     case PROTO_QUIT:
-        return len == 3 && memcmp(line, "Bye", 3) == 0;
+        return line_is(line, len, PROTO_BYE);
     case PROTO_INVALID:
         return 0;               /* only an error reply fits */
     default:
@@ -85,7 +92,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
     switch (f->state) {
     case FRAME_IDLE:            /* a caller bug; treat as a one-line reply */
     case FRAME_FIRST:
-        if (starts_with(line, len, "Error: ")) {
+        if (starts_with(line, len, PROTO_ERR_PREFIX)) {
             f->error = 1;
             break;
         }
@@ -98,7 +105,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
             return 0;
         }
         if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP) {
-            if (len == 3 && memcmp(line, "END", 3) == 0)
+            if (line_is(line, len, PROTO_END))
                 break;
             f->state = FRAME_LIST;
             return 0;
@@ -113,7 +120,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
             f->bad++;
         return 0;
     case FRAME_LIST:
-        if (len == 3 && memcmp(line, "END", 3) == 0)
+        if (line_is(line, len, PROTO_END))
             break;
         return 0;
     }

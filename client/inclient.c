@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cliutil.h"
+#include "jsonw.h"
 #include "gen.h"
 #include "names.h"
 #include "pipeline.h"
@@ -55,10 +56,7 @@ static void usage(FILE *f)
 
 static int die_usage(const char *msg, const char *arg)
 {
-    fprintf(stderr, "inclient: %s%s%s\n", msg, arg ? ": " : "",
-            arg ? arg : "");
-    fprintf(stderr, "Try 'inclient --help'.\n");
-    return 2;
+    return cli_usage_error("inclient", msg, arg);
 }
 
 static void print_stats(const struct pl_result *r)
@@ -89,7 +87,7 @@ static void print_json(const struct pl_result *r)
     double secs = time_ns_to_s(r->service_ns);
     fprintf(stderr, "{\"result\":\"%s\",\"failure\":",
             pl_fail_name(r->fail));
-    cli_json_str(stderr, r->what);
+    json_write_str(stderr, r->what);
     fprintf(stderr, ",\"requests\":%llu,\"replies\":%llu,\"errors\":%llu,"
             "\"bad_replies\":%llu,\"service_s\":%.6f,\"requests_per_s\":%.1f,"
             "\"latency_ms\":{\"min\":%.6f,\"p50\":%.6f,\"p90\":%.6f,"
@@ -107,7 +105,22 @@ static void print_json(const struct pl_result *r)
             secs > 0 ? (double)r->bytes_in / secs : 0.0);
 }
 
-int main(int argc, char **argv)
+/* One run: its options, and where its requests come from. */
+struct inclient {
+    struct pl_opts po;
+    struct gen_opts go;
+    int stats, json;
+    int from_stdin;             /* "-": requests from standard input */
+    const char *lastnames;      /* LASTNAMES_FILE; NULL: the bundled list */
+    struct namelist names;
+    struct gen g;
+    struct pl_fdsource fs;
+    struct pl_source src;
+};
+
+/* The options. Returns 0, or the exit status for bad ones; --help and
+ * --version exit here. */
+static int parse_options(struct inclient *ic, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "quiet", no_argument, NULL, 'q' },
@@ -124,107 +137,123 @@ int main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
-    struct pl_opts po = { .echo = stdout, .hang_s = INCLIENT_HANG_S };
-    struct gen_opts go = { .shard_n = 1, .mix = GEN_MIX_DEFAULT };
-    int stats = 0, json = 0, c;
-    uint64_t v;
+    struct pl_opts *po = &ic->po;
+    int c;
 
     while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+        const char *bad = NULL;
         switch (c) {
-        case 'q': po.echo = NULL; break;
-        case 'S': stats = 1; break;
-        case 'J': json = 1; break;
-        case 'r':
-            if (cli_parse_u64(optarg, CLI_RATE_MAX, &po.rate) || !po.rate)
-                return die_usage("--rate wants bytes per second > 0", optarg);
-            break;
-        case 'b':
-            if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
-                return die_usage("--rcvbuf wants a size in bytes", optarg);
-            po.rcvbuf = (int)v;
-            break;
-        case 'M':
-            if (cli_parse_u64(optarg, 32767, &v) || v < 88)
-                return die_usage("--mss wants 88-32767 bytes", optarg);
-            po.mss = (int)v;
-            break;
+        case 'q': po->echo = NULL; break;
+        case 'S': ic->stats = 1; break;
+        case 'J': ic->json = 1; break;
+        case 'r': bad = cli_opt_rate(optarg, &po->rate); break;
+        case 'b': bad = cli_opt_rcvbuf(optarg, &po->rcvbuf); break;
+        case 'M': bad = cli_opt_mss(optarg, &po->mss); break;
         case 's':
-            if (cli_parse_shard(optarg, &go.shard_k, &go.shard_n))
-                return die_usage("--shard wants K/N with 0 <= K < N", optarg);
+            bad = cli_opt_shard(optarg, &ic->go.shard_k, &ic->go.shard_n);
             break;
-        case 'm':
-            if (cli_parse_mix(optarg, &go.mix))
-                return die_usage("--mix wants ADD:DELETE:PRINT[:FIND] "
-                                 "weights 0-1000, not all 0", optarg);
-            break;
+        case 'm': bad = cli_opt_mix(optarg, &ic->go.mix); break;
         case 't':
-            if (cli_parse_seconds(optarg, &po.timeout_s))
-                return die_usage("--timeout wants seconds", optarg);
+            if (cli_parse_seconds(optarg, &po->timeout_s))
+                bad = "--timeout wants seconds";
             break;
-        case 'H':
-            if (cli_parse_seconds(optarg, &po.hang_s))
-                return die_usage("--hang wants seconds", optarg);
-            break;
-        case 'h': usage(stdout); return 0;
-        case 'V': printf("inclient %s\n", CLIENT_VERSION); return 0;
+        case 'H': bad = cli_opt_hang(optarg, &po->hang_s); break;
+        case 'h': usage(stdout); exit(0);
+        case 'V': printf("inclient %s\n", CLIENT_VERSION); exit(0);
         default: return die_usage("bad option", NULL);
         }
+        if (bad)
+            return die_usage(bad, optarg);
     }
+    return 0;
+}
+
+/* The options, then HOST PORT and either NEVENTS SEED [LASTNAMES_FILE] or
+ * "-". Returns 0, or the exit status for bad arguments. */
+static int parse_args(struct inclient *ic, int argc, char **argv)
+{
+    const char *bad;
+    int rc = parse_options(ic, argc, argv);
+    if (rc)
+        return rc;
     int nargs = argc - optind;
-    int from_stdin = nargs == 3 && strcmp(argv[optind + 2], "-") == 0;
-    if (!from_stdin && (nargs < 4 || nargs > 5))
+    char **arg = argv + optind;
+    ic->from_stdin = nargs == 3 && strcmp(arg[2], "-") == 0;
+    if (!ic->from_stdin && (nargs < 4 || nargs > 5))
         return die_usage("wants HOST PORT NEVENTS SEED [LASTNAMES_FILE] "
                          "or HOST PORT -", NULL);
-    po.host = argv[optind];
-    po.port = argv[optind + 1];
-    if (cli_parse_u64(po.port, 65535, &v) || v == 0)
-        return die_usage("PORT must be 1-65535", po.port);
+    ic->po.host = arg[0];
+    ic->po.port = arg[1];
+    if ((bad = cli_arg_port(arg[1])))
+        return die_usage(bad, arg[1]);
+    if (ic->from_stdin)
+        return 0;
+    if ((bad = cli_arg_events(arg[2], &ic->go.nevents)))
+        return die_usage(bad, arg[2]);
+    if ((bad = cli_arg_seed(arg[3], &ic->go.seed)))
+        return die_usage(bad, arg[3]);
+    ic->lastnames = nargs == 5 ? arg[4] : NULL;
+    return 0;
+}
 
-    struct namelist names = { 0 };
-    struct gen g;
-    struct pl_fdsource fs;
-    struct pl_source src;
+/* Sets up ic->src: standard input, or the generator over the last-name
+ * list. Returns 0, or -1 after saying why on stderr. */
+static int open_source(struct inclient *ic)
+{
     char err[300];
-    if (from_stdin) {
-        pl_source_fd(&src, &fs, STDIN_FILENO);
-    } else {
-        if (cli_parse_u64(argv[optind + 2], CLI_EVENTS_MAX, &go.nevents))
-            return die_usage("NEVENTS must be a number 0-1000000000",
-                             argv[optind + 2]);
-        if (cli_parse_u64(argv[optind + 3], UINT64_MAX, &go.seed))
-            return die_usage("SEED must be a non-negative integer",
-                             argv[optind + 3]);
-        if (names_load(&names, nargs == 5 ? argv[optind + 4] : NULL, err,
-                       sizeof(err))) {
-            fprintf(stderr, "inclient: %s\n", err);
-            return 1;
-        }
-        int rc = gen_init(&g, &names, &go);
-        if (rc) {
-            fprintf(stderr, "inclient: %s\n", rc == -ENOMEM ? "out of memory"
-                    : "shard has no last names (fewer names than N?)");
-            names_free(&names);
-            return 1;
-        }
-        pl_source_gen(&src, &g);
-    }
 
-    signal(SIGPIPE, SIG_IGN);
+    if (ic->from_stdin) {
+        pl_source_fd(&ic->src, &ic->fs, STDIN_FILENO);
+        return 0;
+    }
+    if (names_load(&ic->names, ic->lastnames, err, sizeof(err))) {
+        fprintf(stderr, "inclient: %s\n", err);
+        return -1;
+    }
+    int rc = gen_init(&ic->g, &ic->names, &ic->go);
+    if (rc) {
+        fprintf(stderr, "inclient: %s\n", rc == -ENOMEM ? "out of memory"
+                : "shard has no last names (fewer names than N?)");
+        names_free(&ic->names);
+        return -1;
+    }
+    pl_source_gen(&ic->src, &ic->g);
+    return 0;
+}
+
+static void close_source(struct inclient *ic)
+{
+    if (!ic->from_stdin) {
+        gen_destroy(&ic->g);
+        names_free(&ic->names);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct inclient ic = {
+        .po = { .echo = stdout, .hang_s = INCLIENT_HANG_S },
+        .go = { .shard_n = 1, .mix = GEN_MIX_DEFAULT },
+    };
     struct pl_result r;
-    int rc = pl_run(&po, &src, &r, NULL);
+
+    int rc = parse_args(&ic, argc, argv);
+    if (rc)
+        return rc;
+    if (open_source(&ic))
+        return 1;
+    signal(SIGPIPE, SIG_IGN);
+    rc = pl_run(&ic.po, &ic.src, &r, NULL);
     if (rc)
         fprintf(stderr, "inclient: FAILED (%s): %s\n", pl_fail_name(r.fail),
                 r.what);
-    if (from_stdin && fs.dropped > 1)
+    if (ic.from_stdin && ic.fs.dropped > 1)
         fprintf(stderr, "inclient: %zu requests over %d bytes dropped\n",
-                fs.dropped, PROTO_MAX_LINE);
-    if (json)
+                ic.fs.dropped, PROTO_MAX_LINE);
+    if (ic.json)
         print_json(&r);
-    else if (stats)
+    else if (ic.stats)
         print_stats(&r);
-    if (!from_stdin) {
-        gen_destroy(&g);
-        names_free(&names);
-    }
+    close_source(&ic);
     return rc ? 1 : 0;
 }

@@ -36,10 +36,7 @@ static void usage(FILE *f)
 
 static int die_usage(const char *msg, const char *arg)
 {
-    fprintf(stderr, "inputgen: %s%s%s\n", msg, arg ? ": " : "",
-            arg ? arg : "");
-    fprintf(stderr, "Try 'inputgen --help'.\n");
-    return 2;
+    return cli_usage_error("inputgen", msg, arg);
 }
 
 static int write_expect(const struct gen *g, const char *path)
@@ -61,7 +58,10 @@ static int write_expect(const struct gen *g, const char *path)
     return rc ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+/* Options and operands. Returns 0, or the exit status for bad ones;
+ * --help and --version exit here. */
+static int parse_args(int argc, char **argv, struct gen_opts *o,
+                      const char **expect_path, const char **lastnames)
 {
     static const struct option longopts[] = {
         { "shard", required_argument, NULL, 's' },
@@ -71,80 +71,92 @@ int main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
-    struct gen_opts o = { .shard_k = 0, .shard_n = 1, .mix = GEN_MIX_DEFAULT };
-    const char *expect_path = NULL;
+    const char *bad = NULL;
     int c;
 
-    while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+    while (!bad && (c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
         switch (c) {
-        case 's':
-            if (cli_parse_shard(optarg, &o.shard_k, &o.shard_n))
-                return die_usage("--shard wants K/N with 0 <= K < N", optarg);
-            break;
-        case 'm':
-            if (cli_parse_mix(optarg, &o.mix))
-                return die_usage("--mix wants ADD:DELETE:PRINT[:FIND] "
-                                 "weights 0-1000, not all 0", optarg);
-            break;
-        case 'e':
-            expect_path = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        case 'V':
-            printf("inputgen %s\n", CLIENT_VERSION);
-            return 0;
-        default:
-            return die_usage("bad option", NULL);
+        case 's': bad = cli_opt_shard(optarg, &o->shard_k, &o->shard_n); break;
+        case 'm': bad = cli_opt_mix(optarg, &o->mix); break;
+        case 'e': *expect_path = optarg; break;
+        case 'h': usage(stdout); exit(0);
+        case 'V': printf("inputgen %s\n", CLIENT_VERSION); exit(0);
+        default: return die_usage("bad option", NULL);
         }
     }
+    if (bad)
+        return die_usage(bad, optarg);
     int nargs = argc - optind;
+    char **arg = argv + optind;
     if (nargs < 2 || nargs > 3)
         return die_usage("wants NEVENTS SEED [LASTNAMES_FILE]", NULL);
-    if (cli_parse_u64(argv[optind], CLI_EVENTS_MAX, &o.nevents))
-        return die_usage("NEVENTS must be a number 0-1000000000",
-                         argv[optind]);
-    if (cli_parse_u64(argv[optind + 1], UINT64_MAX, &o.seed))
-        return die_usage("SEED must be a non-negative integer",
-                         argv[optind + 1]);
+    if ((bad = cli_arg_events(arg[0], &o->nevents)))
+        return die_usage(bad, arg[0]);
+    if ((bad = cli_arg_seed(arg[1], &o->seed)))
+        return die_usage(bad, arg[1]);
+    *lastnames = nargs == 3 ? arg[2] : NULL;
+    return 0;
+}
 
-    struct namelist names;
+/* Loads the last names and sets g up over them. Returns 0, or -1 after
+ * saying why (names is empty then). */
+static int open_gen(struct gen *g, struct namelist *names,
+                    const struct gen_opts *o, const char *lastnames)
+{
     char err[300];
-    if (names_load(&names, nargs == 3 ? argv[optind + 2] : NULL, err,
-                   sizeof(err))) {
+    if (names_load(names, lastnames, err, sizeof(err))) {
         fprintf(stderr, "inputgen: %s\n", err);
-        return 1;
+        return -1;
     }
-    if (names.duplicates)
+    if (names->duplicates)
         fprintf(stderr, "inputgen: warning: %zu duplicate last names "
-                "ignored\n", names.duplicates);
-
-    struct gen g;
-    int rc = gen_init(&g, &names, &o);
+                "ignored\n", names->duplicates);
+    int rc = gen_init(g, names, o);
     if (rc) {
         fprintf(stderr, "inputgen: %s\n", rc == -ENOMEM ? "out of memory" :
                 "shard has no last names (fewer names than N?)");
-        names_free(&names);
-        return 1;
+        names_free(names);
+        return -1;
     }
+    return 0;
+}
 
+/* The whole stream on stdout. Returns 0, or -1 after saying why. */
+static int write_stream(struct gen *g)
+{
     static char out[1 << 16];
-    setvbuf(stdout, out, _IOFBF, sizeof(out));
     char line[GEN_LINE_MAX];
     enum gen_op op;
     size_t n;
-    int status = 0;
-    while ((n = gen_next(&g, line, &op)) > 0)
+    int rc = 0;
+
+    setvbuf(stdout, out, _IOFBF, sizeof(out));
+    while ((n = gen_next(g, line, &op)) > 0)
         fwrite(line, 1, n, stdout);
     if (op == GEN_NOPS) {
         fprintf(stderr, "inputgen: out of memory\n");
-        status = 1;
+        rc = -1;
     }
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "inputgen: writing stdout: %s\n", strerror(errno));
-        status = 1;
+        rc = -1;
     }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct gen_opts o = { .shard_k = 0, .shard_n = 1, .mix = GEN_MIX_DEFAULT };
+    const char *expect_path = NULL, *lastnames = NULL;
+    struct namelist names;
+    struct gen g;
+
+    int rc = parse_args(argc, argv, &o, &expect_path, &lastnames);
+    if (rc)
+        return rc;
+    if (open_gen(&g, &names, &o, lastnames))
+        return 1;
+    int status = write_stream(&g) ? 1 : 0;
     if (status == 0 && expect_path && write_expect(&g, expect_path))
         status = 1;
     gen_destroy(&g);

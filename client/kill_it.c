@@ -54,12 +54,46 @@ static void usage(FILE *f)
 
 static int die_usage(const char *msg, const char *arg)
 {
-    fprintf(stderr, "kill_it: %s%s%s\n", msg, arg ? ": " : "",
-            arg ? arg : "");
-    fprintf(stderr, "Try 'kill_it --help'.\n");
-    return 2;
+    return cli_usage_error("kill_it", msg, arg);
 }
 
+/* One option whose value must be checked (c is its getopt letter).
+ * Returns NULL, or the complaint for a bad value. */
+static const char *value_option(struct killit *k, int c, const char *arg)
+{
+    uint64_t v;
+
+    switch (c) {
+    case 'r': return cli_opt_rate(arg, &k->rate);
+    case 'b': return cli_opt_rcvbuf(arg, &k->rcvbuf);
+    case 'w':
+        if (cli_parse_u64(arg, KI_MAX_CLIENTS, &v))
+            return "--slow wants a number of clients";
+        k->nslow = (unsigned)v;
+        return NULL;
+    case 'M': return cli_opt_mss(arg, &k->mss);
+    case 's':
+        return cli_parse_u64(arg, UINT64_MAX - KI_MAX_CLIENTS, &k->seed)
+               ? "--seed wants a non-negative integer" : NULL;
+    case 'p':
+        return cli_parse_u64(arg, PRELOAD_MAX, &k->preload)
+               ? "--preload wants 0-1000000 people" : NULL;
+    case 'm': return cli_opt_mix(arg, &k->mix);
+    case 't':
+        return cli_parse_seconds(arg, &k->timeout_s) || k->timeout_s <= 0
+               ? "--timeout wants seconds > 0" : NULL;
+    case 'H': return cli_opt_hang(arg, &k->hang_s);
+    case 'P':
+        if (cli_parse_u64(arg, 1u << 30, &v) || v == 0)
+            return "--server-pid wants a pid";
+        k->server_pid = (pid_t)v;
+        return NULL;
+    }
+    return "bad option";
+}
+
+/* Options and operands. Returns 0, or the exit status for bad ones;
+ * --help and --version exit here. */
 static int parse_args(struct killit *k, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -81,80 +115,81 @@ static int parse_args(struct killit *k, int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
+    const char *bad;
     uint64_t v;
     int c;
 
     while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'r':
-            if (cli_parse_u64(optarg, CLI_RATE_MAX, &k->rate) || !k->rate)
-                return die_usage("--rate wants bytes per second > 0", optarg);
-            break;
-        case 'b':
-            if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
-                return die_usage("--rcvbuf wants a size in bytes", optarg);
-            k->rcvbuf = (int)v;
-            break;
-        case 'w':
-            if (cli_parse_u64(optarg, KI_MAX_CLIENTS, &v))
-                return die_usage("--slow wants a number of clients", optarg);
-            k->nslow = (unsigned)v;
-            break;
-        case 'M':
-            if (cli_parse_u64(optarg, 32767, &v) || v < 88)
-                return die_usage("--mss wants 88-32767 bytes", optarg);
-            k->mss = (int)v;
-            break;
-        case 's':
-            if (cli_parse_u64(optarg, UINT64_MAX - KI_MAX_CLIENTS, &k->seed))
-                return die_usage("--seed wants a non-negative integer", optarg);
-            break;
-        case 'p':
-            if (cli_parse_u64(optarg, PRELOAD_MAX, &k->preload))
-                return die_usage("--preload wants 0-1000000 people", optarg);
-            break;
-        case 'm':
-            if (cli_parse_mix(optarg, &k->mix))
-                return die_usage("--mix wants ADD:DELETE:PRINT[:FIND] "
-                                 "weights 0-1000, not all 0", optarg);
-            break;
         case 'L': k->lastnames = optarg; break;
-        case 't':
-            if (cli_parse_seconds(optarg, &k->timeout_s) || k->timeout_s <= 0)
-                return die_usage("--timeout wants seconds > 0", optarg);
-            break;
-        case 'H':
-            if (cli_parse_seconds(optarg, &k->hang_s))
-                return die_usage("--hang wants seconds", optarg);
-            break;
-        case 'P':
-            if (cli_parse_u64(optarg, 1u << 30, &v) || v == 0)
-                return die_usage("--server-pid wants a pid", optarg);
-            k->server_pid = (pid_t)v;
-            break;
         case 'j': k->json_path = optarg; break;
         case 'c': k->csv_path = optarg; break;
         case 'q': k->quiet = 1; break;
         case 'h': usage(stdout); exit(0);
         case 'V': printf("kill_it %s\n", CLIENT_VERSION); exit(0);
-        default: return die_usage("bad option", NULL);
+        case '?': return die_usage("bad option", NULL);
+        default:
+            if ((bad = value_option(k, c, optarg)))
+                return die_usage(bad, optarg);
         }
     }
     if (argc - optind != 4)
         return die_usage("wants HOST PORT NEVENTS NCLIENTS", NULL);
-    k->host = argv[optind];
-    k->port = argv[optind + 1];
-    if (cli_parse_u64(k->port, 65535, &v) || v == 0)
-        return die_usage("PORT must be 1-65535", k->port);
-    if (cli_parse_u64(argv[optind + 2], CLI_EVENTS_MAX, &k->nevents))
-        return die_usage("NEVENTS must be a number 0-1000000000",
-                         argv[optind + 2]);
-    if (cli_parse_u64(argv[optind + 3], KI_MAX_CLIENTS, &v) || v == 0)
-        return die_usage("NCLIENTS must be 1-1000", argv[optind + 3]);
+    char **arg = argv + optind;
+    k->host = arg[0];
+    k->port = arg[1];
+    if ((bad = cli_arg_port(arg[1])))
+        return die_usage(bad, arg[1]);
+    if ((bad = cli_arg_events(arg[2], &k->nevents)))
+        return die_usage(bad, arg[2]);
+    if (cli_parse_u64(arg[3], KI_MAX_CLIENTS, &v) || v == 0)
+        return die_usage("NCLIENTS must be 1-1000", arg[3]);
     k->nclients = (unsigned)v;
     if (k->nslow == 0 || k->nslow > k->nclients)
         k->nslow = k->nclients;
     return 0;
+}
+
+/* Everything before the run that needs no server: the last names, the
+ * preload's room, the expected final state. Returns 0, or the exit status
+ * after saying why. */
+static int prepare(struct killit *k)
+{
+    char err[300];
+
+    if (names_load(&k->names, k->lastnames, err, sizeof(err))) {
+        fprintf(stderr, "kill_it: %s\n", err);
+        return 2;
+    }
+    if (k->preload && preload_clashes(&k->names)) {
+        fprintf(stderr, "kill_it: --preload: the last-name list has names "
+                "starting with %s, which preloading uses\n", PRELOAD_PREFIX);
+        return 2;
+    }
+    if (k->names.n < k->nclients) {
+        fprintf(stderr, "kill_it: %u clients need at least %u last names; "
+                "the list has %zu\n", k->nclients, k->nclients, k->names.n);
+        return 2;
+    }
+    if (digest_global_init() || ki_expected(k)) {
+        fprintf(stderr, "kill_it: cannot compute the expected state "
+                "(libcrypto or memory)\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* The table, the verdict line and the files. */
+static void report(const struct killit *k)
+{
+    if (!k->quiet)
+        ki_print_table(k, stdout);
+    printf("%s: %s\n", ki_verdict_name(k->verdict), k->reasons);
+    fflush(stdout);
+    if (k->json_path && ki_write_json(k, k->json_path))
+        fprintf(stderr, "kill_it: cannot write %s\n", k->json_path);
+    if (k->csv_path && ki_write_csv(k, k->csv_path))
+        fprintf(stderr, "kill_it: cannot write %s\n", k->csv_path);
 }
 
 int main(int argc, char **argv)
@@ -163,33 +198,14 @@ int main(int argc, char **argv)
         .seed = 1, .timeout_s = KI_TIMEOUT_S, .hang_s = KI_HANG_S,
         .mix = GEN_MIX_DEFAULT,
     };
-    char err[300];
 
     int rc = parse_args(&k, argc, argv);
     if (rc)
         return rc;
     signal(SIGPIPE, SIG_IGN);
-    if (names_load(&k.names, k.lastnames, err, sizeof(err))) {
-        fprintf(stderr, "kill_it: %s\n", err);
-        return 2;
-    }
-    if (k.preload && preload_clashes(&k.names)) {
-        fprintf(stderr, "kill_it: --preload: the last-name list has names "
-                "starting with %s, which preloading uses\n", PRELOAD_PREFIX);
+    if ((rc = prepare(&k)) != 0) {
         ki_cleanup(&k);
-        return 2;
-    }
-    if (k.names.n < k.nclients) {
-        fprintf(stderr, "kill_it: %u clients need at least %u last names; "
-                "the list has %zu\n", k.nclients, k.nclients, k.names.n);
-        ki_cleanup(&k);
-        return 2;
-    }
-    if (digest_global_init() || ki_expected(&k)) {
-        fprintf(stderr, "kill_it: cannot compute the expected state "
-                "(libcrypto or memory)\n");
-        ki_cleanup(&k);
-        return 1;
+        return rc;
     }
     if (ki_check_start(&k)) {
         printf("FAILED: cannot reach the server at %s:%s\n", k.host, k.port);
@@ -205,15 +221,7 @@ int main(int argc, char **argv)
     if (!k.hung)                /* a frozen server would not answer */
         ki_check_end(&k);
     ki_judge(&k);
-
-    if (!k.quiet)
-        ki_print_table(&k, stdout);
-    printf("%s: %s\n", ki_verdict_name(k.verdict), k.reasons);
-    fflush(stdout);
-    if (k.json_path && ki_write_json(&k, k.json_path))
-        fprintf(stderr, "kill_it: cannot write %s\n", k.json_path);
-    if (k.csv_path && ki_write_csv(&k, k.csv_path))
-        fprintf(stderr, "kill_it: cannot write %s\n", k.csv_path);
+    report(&k);
     ki_cleanup(&k);
     return k.verdict == KI_VERIFIED ? 0 : k.verdict == KI_FAILED ? 1 : 3;
 }

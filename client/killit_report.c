@@ -3,7 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "cliutil.h"
+#include "jsonw.h"
 #include "killit.h"
 #include "timeutil.h"
 
@@ -91,6 +91,31 @@ static void merged_latency(const struct killit *k, struct hist *h)
             hist_merge(h, &k->slot[i].lat);
 }
 
+/* Client i's member of "per_client", on a line of its own. */
+static void json_client(const struct killit *k, unsigned i, FILE *f)
+{
+    const struct pl_result *r = &k->slot[i].res;
+    fprintf(f, "    {\"client\": %u, \"seed\": %llu, \"result\": \"%s\", "
+            "\"failure\": ", i, (unsigned long long)(k->seed + i),
+            client_state(k, i));
+    json_write_str(f, r->what);
+    fprintf(f, ", \"requests\": %llu, \"replies\": %llu, "
+            "\"errors\": %llu, \"bad_replies\": %llu, "
+            "\"service_s\": %.6f, \"requests_per_s\": %.1f, "
+            "\"p50_ms\": %.6f, \"p90_ms\": %.6f, \"p99_ms\": %.6f, "
+            "\"max_ms\": %.6f, \"inflight_max\": %llu, "
+            "\"bytes_sent\": %llu, \"bytes_received\": %llu}%s\n",
+            (unsigned long long)r->requests,
+            (unsigned long long)r->replies, (unsigned long long)r->errors,
+            (unsigned long long)r->bad, time_ns_to_s(r->service_ns),
+            rps(r), time_ns_to_ms(r->lat_p50), time_ns_to_ms(r->lat_p90),
+            time_ns_to_ms(r->lat_p99), time_ns_to_ms(r->lat_max),
+            (unsigned long long)r->inflight_max,
+            (unsigned long long)r->bytes_out,
+            (unsigned long long)r->bytes_in,
+            i + 1 < k->nclients ? "," : "");
+}
+
 int ki_write_json(const struct killit *k, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -102,7 +127,7 @@ int ki_write_json(const struct killit *k, const char *path)
     merged_latency(k, &h);
 
     fprintf(f, "{\n  \"host\": ");
-    cli_json_str(f, k->host);
+    json_write_str(f, k->host);
     fprintf(f, ", \"port\": %s, \"clients\": %u, \"events\": %llu,\n"
             "  \"seed\": %llu, \"preload\": %llu, \"slow_clients\": %u, "
             "\"rate_bytes_per_s\": %llu, "
@@ -113,14 +138,14 @@ int ki_write_json(const struct killit *k, const char *path)
             k->mix.w[2], k->mix.w[3]);
     fprintf(f, "  \"verdict\": \"%s\", \"reason\": ",
             ki_verdict_name(k->verdict));
-    cli_json_str(f, k->reasons);
+    json_write_str(f, k->reasons);
     fprintf(f, ",\n  \"start_count\": %lld, \"expected_count\": %zu, "
             "\"expected_digest\": \"%s\",\n  \"server_count\": %lld, "
             "\"server_check\": ", k->start_count, k->expect_count,
             k->expect_digest, k->end_count);
-    cli_json_str(f, k->end_check);
+    json_write_str(f, k->end_check);
     fprintf(f, ", \"server_digest\": ");
-    cli_json_str(f, k->end_digest);
+    json_write_str(f, k->end_digest);
     fprintf(f, ",\n  \"wall_s\": %.6f, \"service_s\": {\"mean\": %.6f, "
             "\"min\": %.6f, \"max\": %.6f, \"max_min_ratio\": %.4f},\n",
             k->wall_s, mean, min, max, min > 0 ? max / min : 0.0);
@@ -129,28 +154,8 @@ int ki_write_json(const struct killit *k, const char *path)
             time_ns_to_ms(hist_percentile(&h, 50)),
             time_ns_to_ms(hist_percentile(&h, 90)),
             time_ns_to_ms(hist_percentile(&h, 99)), time_ns_to_ms(h.max));
-    for (unsigned i = 0; i < k->nclients; i++) {
-        const struct pl_result *r = &k->slot[i].res;
-        fprintf(f, "    {\"client\": %u, \"seed\": %llu, \"result\": \"%s\", "
-                "\"failure\": ", i, (unsigned long long)(k->seed + i),
-                client_state(k, i));
-        cli_json_str(f, r->what);
-        fprintf(f, ", \"requests\": %llu, \"replies\": %llu, "
-                "\"errors\": %llu, \"bad_replies\": %llu, "
-                "\"service_s\": %.6f, \"requests_per_s\": %.1f, "
-                "\"p50_ms\": %.6f, \"p90_ms\": %.6f, \"p99_ms\": %.6f, "
-                "\"max_ms\": %.6f, \"inflight_max\": %llu, "
-                "\"bytes_sent\": %llu, \"bytes_received\": %llu}%s\n",
-                (unsigned long long)r->requests,
-                (unsigned long long)r->replies, (unsigned long long)r->errors,
-                (unsigned long long)r->bad, time_ns_to_s(r->service_ns),
-                rps(r), time_ns_to_ms(r->lat_p50), time_ns_to_ms(r->lat_p90),
-                time_ns_to_ms(r->lat_p99), time_ns_to_ms(r->lat_max),
-                (unsigned long long)r->inflight_max,
-                (unsigned long long)r->bytes_out,
-                (unsigned long long)r->bytes_in,
-                i + 1 < k->nclients ? "," : "");
-    }
+    for (unsigned i = 0; i < k->nclients; i++)
+        json_client(k, i, f);
     fprintf(f, "  ]\n}\n");
     return fclose(f) ? -1 : 0;
 }

@@ -14,6 +14,7 @@
 #include "expect.h"
 #include "killit.h"
 #include "preload.h"
+#include "proto.h"
 
 static void reason(struct killit *k, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -115,7 +116,7 @@ void ki_preload(struct killit *k)
         .timeout_s = k->timeout_s, .hang_s = k->hang_s,
     };
 
-    pl_source_preload(&src, &ps, k->preload);
+    preload_source_init(&src, &ps, k->preload);
     if (pl_run(&o, &src, &r, NULL))
         snprintf(k->preload_fail, sizeof(k->preload_fail), "%.200s",
                  r.what);
@@ -225,7 +226,7 @@ void ki_judge(struct killit *k)
                    (long)k->server_pid, k->end_check);
         else
             reason(k, "server died or stopped answering: %s", k->end_check);
-    } else if (strncmp(k->end_check, "OK", 2) != 0) {
+    } else if (strncmp(k->end_check, PROTO_OK, strlen(PROTO_OK)) != 0) {
         reason(k, "tree invariant broken: CHECK said '%s'", k->end_check);
     }
     if (bad)

@@ -36,7 +36,8 @@ struct pl {
     atomic_int abort;           /* either side gave up */
 
     pthread_mutex_t mu;
-    pthread_cond_t space;       /* the reader freed ring slots */
+    pthread_cond_t space;       /* the reader freed ring slots (its timed
+                                   waits run on CLOCK_MONOTONIC) */
     struct slot *ring;          /* PL_MAX_INFLIGHT slots; protected by mu */
     uint64_t head, tail;        /* next to send, oldest unanswered; mu */
     int sender_done;            /* nothing more will be pushed; mu */
@@ -134,10 +135,19 @@ static void reply_done(struct pl *p, const struct framer *f,
                                   memory_order_relaxed);
 }
 
+/* The reader thread's own state. */
+struct reader {
+    struct framer f;
+    struct slot cur;            /* the request being answered */
+    int toolong;                /* its reply had an over-long line */
+    uint64_t vt;                /* rate_wait's virtual clock */
+    uint64_t last_rx;           /* when the last byte came in */
+    uint64_t hang_ns;           /* o->hang_s; 0: no hang watch */
+};
+
 /* Frames every complete line buffered. A line with no request waiting
  * for it is counted as bad and otherwise ignored. */
-static void reader_lines(struct pl *p, struct framer *f, struct slot *cur,
-                         int *toolong)
+static void reader_lines(struct pl *p, struct reader *rd)
 {
     char *line;
     size_t len;
@@ -148,71 +158,124 @@ static void reader_lines(struct pl *p, struct framer *f, struct slot *cur,
             line = (char *)"";
             len = 0;
         }
-        if (f->state == FRAME_IDLE) {
+        if (rd->f.state == FRAME_IDLE) {
             pthread_mutex_lock(&p->mu);
             int waiting = p->tail != p->head;
             if (waiting)
-                *cur = p->ring[p->tail % PL_MAX_INFLIGHT];
+                rd->cur = p->ring[p->tail % PL_MAX_INFLIGHT];
             pthread_mutex_unlock(&p->mu);
             if (!waiting) {
                 p->r->bad++;            /* nobody asked for this line */
                 continue;
             }
-            frame_begin(f, cur->cmd);
-            *toolong = 0;
+            frame_begin(&rd->f, rd->cur.cmd);
+            rd->toolong = 0;
         }
-        *toolong |= st == LR_TOOLONG;
+        rd->toolong |= st == LR_TOOLONG;
         if (p->o->echo) {
             fwrite(line, 1, len, p->o->echo);
             putc('\n', p->o->echo);
         }
-        if (frame_line(f, line, len))
-            reply_done(p, f, cur, *toolong);
+        if (frame_line(&rd->f, line, len))
+            reply_done(p, &rd->f, &rd->cur, rd->toolong);
     }
+}
+
+/* Requests sent and not yet answered; *oldest (may be NULL) gets the send
+ * time of the oldest of them, 0 when there is none. *finished is 1 when
+ * the sender is done and nothing is owed. */
+static uint64_t replies_due(struct pl *p, uint64_t *oldest, int *finished)
+{
+    pthread_mutex_lock(&p->mu);
+    uint64_t due = p->head - p->tail;
+    *finished = p->sender_done && due == 0;
+    if (oldest)
+        *oldest = due ? p->ring[p->tail % PL_MAX_INFLIGHT].t_ns : 0;
+    pthread_mutex_unlock(&p->mu);
+    return due;
+}
+
+/* Whether the reader should stop before its next wait: the session is
+ * complete, the other side gave up, or one of the limits (stop flag,
+ * deadline, hang watch) has just failed it. Returns 1 to stop. */
+static int reader_should_stop(struct pl *p, const struct reader *rd)
+{
+    const struct pl_opts *o = p->o;
+    uint64_t oldest;
+    int finished;
+    uint64_t due = replies_due(p, &oldest, &finished);
+
+    if (finished || atomic_load(&p->abort))
+        return 1;
+    if (o->stop && atomic_load(o->stop)) {
+        fail_set(p, PL_ERR_STOPPED, "stopped from outside");
+        return 1;
+    }
+    uint64_t now = time_now_ns();
+    if (p->deadline && now >= p->deadline) {
+        fail_set(p, PL_ERR_TIMEOUT, "timed out after %.1f s with %llu "
+                 "replies outstanding", o->timeout_s, (unsigned long long)due);
+        return 1;
+    }
+    uint64_t quiet_since = oldest > rd->last_rx ? oldest : rd->last_rx;
+    if (rd->hang_ns && due && now > quiet_since + rd->hang_ns) {
+        fail_set(p, PL_ERR_HUNG, "server hung: nothing received for "
+                 "%.1f s with %llu replies outstanding",
+                 time_ns_to_s(now - quiet_since), (unsigned long long)due);
+        return 1;
+    }
+    return 0;
+}
+
+/* n > 0 bytes came in: counters, progress, and the rate limit. */
+static void reader_got(struct pl *p, struct reader *rd, uint64_t n)
+{
+    const struct pl_opts *o = p->o;
+
+    rd->last_rx = time_now_ns();
+    p->r->bytes_in += n;
+    if (o->progress) {
+        atomic_fetch_add_explicit(&o->progress->bytes_in, n,
+                                  memory_order_relaxed);
+        atomic_store_explicit(&o->progress->last_rx_ns, rd->last_rx,
+                              memory_order_relaxed);
+    }
+    if (o->rate)
+        rate_wait(p, &rd->vt, n);
+}
+
+/* The stream ended (n == 0) or failed (n < 0): clean only when nothing
+ * is owed once the last buffered lines are framed. */
+static void reader_end(struct pl *p, struct reader *rd, ssize_t n)
+{
+    int finished;
+
+    reader_lines(p, rd);
+    uint64_t due = replies_due(p, NULL, &finished);
+    if (finished)
+        return;
+    if (n == 0)
+        fail_set(p, PL_ERR_CLOSED, "server closed the connection with "
+                 "%llu replies outstanding", (unsigned long long)due);
+    else
+        fail_errno(p, (int)-n, "waiting for replies");
 }
 
 static void *reader_main(void *arg)
 {
     struct pl *p = arg;
-    const struct pl_opts *o = p->o;
-    struct framer f;
-    struct slot cur = { 0, 0 };
-    int toolong = 0;
-    uint64_t vt = time_now_ns(), last_rx = p->t_start;
-    uint64_t hang_ns = time_s_to_ns(o->hang_s);
+    struct reader rd = {
+        .vt = time_now_ns(), .last_rx = p->t_start,
+        .hang_ns = time_s_to_ns(p->o->hang_s),
+    };
 
-    frame_init(&f);
+    frame_init(&rd.f);
     for (;;) {
-        reader_lines(p, &f, &cur, &toolong);
-        if (o->echo)
-            fflush(o->echo);
-
-        pthread_mutex_lock(&p->mu);
-        uint64_t due = p->head - p->tail;
-        int finished = p->sender_done && due == 0;
-        uint64_t oldest = due ? p->ring[p->tail % PL_MAX_INFLIGHT].t_ns : 0;
-        pthread_mutex_unlock(&p->mu);
-        if (finished || atomic_load(&p->abort))
+        reader_lines(p, &rd);
+        if (p->o->echo)
+            fflush(p->o->echo);
+        if (reader_should_stop(p, &rd))
             break;
-        if (o->stop && atomic_load(o->stop)) {
-            fail_set(p, PL_ERR_STOPPED, "stopped from outside");
-            break;
-        }
-        uint64_t now = time_now_ns();
-        if (p->deadline && now >= p->deadline) {
-            fail_set(p, PL_ERR_TIMEOUT, "timed out after %.1f s with %llu "
-                     "replies outstanding", o->timeout_s,
-                     (unsigned long long)due);
-            break;
-        }
-        uint64_t quiet_since = oldest > last_rx ? oldest : last_rx;
-        if (hang_ns && due && now > quiet_since + hang_ns) {
-            fail_set(p, PL_ERR_HUNG, "server hung: nothing received for "
-                     "%.1f s with %llu replies outstanding",
-                     time_ns_to_s(now - quiet_since), (unsigned long long)due);
-            break;
-        }
-
         int ev = net_wait(p->fd, POLLIN, NET_POLL_MS);
         if (ev == 0)
             continue;
@@ -220,39 +283,16 @@ static void *reader_main(void *arg)
             fail_errno(p, -ev, "waiting for replies");
             break;
         }
-        ssize_t n = lr_fill(&p->lr);
-        if (n > 0) {
-            last_rx = time_now_ns();
-            p->r->bytes_in += (uint64_t)n;
-            if (o->progress) {
-                atomic_fetch_add_explicit(&o->progress->bytes_in, (uint64_t)n,
-                                          memory_order_relaxed);
-                atomic_store_explicit(&o->progress->last_rx_ns, last_rx,
-                                      memory_order_relaxed);
-            }
-            if (o->rate)
-                rate_wait(p, &vt, (uint64_t)n);
-            continue;
-        }
-        if (n == -EAGAIN || n == -EWOULDBLOCK)
-            continue;
-        /* End of stream or reset: clean only when nothing is owed. */
-        reader_lines(p, &f, &cur, &toolong);
-        pthread_mutex_lock(&p->mu);
-        due = p->head - p->tail;
-        finished = p->sender_done && due == 0;
-        pthread_mutex_unlock(&p->mu);
-        if (finished)
+        ssize_t n = lr_read(&p->lr, p->fd);
+        if (n > 0)
+            reader_got(p, &rd, (uint64_t)n);
+        else if (n != -EAGAIN && n != -EWOULDBLOCK) {
+            reader_end(p, &rd, n);
             break;
-        if (n == 0)
-            fail_set(p, PL_ERR_CLOSED, "server closed the connection with "
-                     "%llu replies outstanding", (unsigned long long)due);
-        else
-            fail_errno(p, (int)-n, "waiting for replies");
-        break;
+        }
     }
-    if (o->echo)
-        fflush(o->echo);
+    if (p->o->echo)
+        fflush(p->o->echo);
     return NULL;
 }
 
@@ -279,78 +319,94 @@ static int source_wait(struct pl *p, const struct pl_source *src)
     }
 }
 
-static void sender_run(struct pl *p, struct pl_source *src, char *batch)
+/* One batch of requests: their bytes and their kinds. */
+struct batch {
+    char *buf;                  /* PL_BATCH_BYTES */
+    size_t len, nreq;
+    int kinds[PL_BATCH_REQS];   /* enum proto_cmd of each request */
+    int src_done;               /* the source has nothing more */
+};
+
+/* Fills b from the source: until it is full, the source ends or would
+ * block with something gathered. Returns 0, or -1 to give up (the failure
+ * is recorded, or the other side gave up). */
+static int batch_fill(struct pl *p, struct pl_source *src, struct batch *b)
 {
-    int kinds[PL_BATCH_REQS];
-    int src_done = 0;
-
-    while (!src_done && !atomic_load(&p->abort)) {
-        size_t blen = 0, nreq = 0;
-        while (PL_BATCH_BYTES - blen >= PL_LINE_MAX && nreq < PL_BATCH_REQS) {
-            int cmd = PROTO_INVALID;
-            ssize_t n = src->next(src->arg, batch + blen, PL_LINE_MAX, &cmd);
-            if (n > 0) {
-                kinds[nreq++] = cmd;
-                blen += (size_t)n;
-                if (cmd == PROTO_QUIT) {    /* the server closes after it */
-                    src_done = 1;
-                    break;
-                }
-            } else if (n == 0) {
-                src_done = 1;
-                break;
-            } else if (n == -EAGAIN) {
-                if (nreq > 0)
-                    break;                  /* send what we have first */
-                if (source_wait(p, src) < 0)
-                    return;
-            } else {
-                fail_set(p, PL_ERR_SOURCE, "reading requests: %s",
-                         strerror((int)-n));
-                return;
+    b->len = b->nreq = 0;
+    while (PL_BATCH_BYTES - b->len >= PL_LINE_MAX && b->nreq < PL_BATCH_REQS) {
+        int cmd = PROTO_INVALID;
+        ssize_t n = src->next(src->arg, b->buf + b->len, PL_LINE_MAX, &cmd);
+        if (n > 0) {
+            b->kinds[b->nreq++] = cmd;
+            b->len += (size_t)n;
+            if (cmd == PROTO_QUIT) {        /* the server closes after it */
+                b->src_done = 1;
+                return 0;
             }
+        } else if (n == 0) {
+            b->src_done = 1;
+            return 0;
+        } else if (n == -EAGAIN) {
+            if (b->nreq > 0)
+                return 0;                   /* send what we have first */
+            if (source_wait(p, src) < 0)
+                return -1;
+        } else {
+            fail_set(p, PL_ERR_SOURCE, "reading requests: %s",
+                     strerror((int)-n));
+            return -1;
         }
+    }
+    return 0;
+}
 
-        pthread_mutex_lock(&p->mu);
-        while (p->head - p->tail + nreq > PL_MAX_INFLIGHT &&
-               !atomic_load(&p->abort)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += NET_POLL_MS * 1000000L;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&p->space, &p->mu, &ts);
-        }
-        /* Slots are published before the bytes leave, so a reply can never
-         * arrive for a request the reader does not know about yet. */
-        uint64_t now = time_now_ns();
-        for (size_t i = 0; i < nreq; i++) {
-            struct slot *s = &p->ring[(p->head + i) % PL_MAX_INFLIGHT];
-            s->t_ns = now;
-            s->cmd = kinds[i];
-        }
-        p->head += nreq;
-        if (p->head - p->tail > p->r->inflight_max)
-            p->r->inflight_max = p->head - p->tail;
-        if (src_done)
-            p->sender_done = 1;
-        pthread_mutex_unlock(&p->mu);
-        if (nreq == 0 || atomic_load(&p->abort))
+/* Waits for ring room for b's requests and publishes their slots. Slots
+ * are published before the bytes leave, so a reply can never arrive for a
+ * request the reader does not know about yet. */
+static void batch_publish(struct pl *p, const struct batch *b)
+{
+    pthread_mutex_lock(&p->mu);
+    while (p->head - p->tail + b->nreq > PL_MAX_INFLIGHT &&
+           !atomic_load(&p->abort)) {
+        struct timespec ts = time_mono_after_ns(NET_POLL_MS * TIME_NS_PER_MS);
+        pthread_cond_timedwait(&p->space, &p->mu, &ts);
+    }
+    uint64_t now = time_now_ns();
+    for (size_t i = 0; i < b->nreq; i++) {
+        struct slot *s = &p->ring[(p->head + i) % PL_MAX_INFLIGHT];
+        s->t_ns = now;
+        s->cmd = b->kinds[i];
+    }
+    p->head += b->nreq;
+    if (p->head - p->tail > p->r->inflight_max)
+        p->r->inflight_max = p->head - p->tail;
+    if (b->src_done)
+        p->sender_done = 1;
+    pthread_mutex_unlock(&p->mu);
+}
+
+static void sender_run(struct pl *p, struct pl_source *src, char *buf)
+{
+    struct batch b = { .buf = buf };
+
+    while (!b.src_done && !atomic_load(&p->abort)) {
+        if (batch_fill(p, src, &b) < 0)
+            return;
+        batch_publish(p, &b);
+        if (b.nreq == 0 || atomic_load(&p->abort))
             continue;
 
         size_t sent = 0;
-        int rc = net_send_all(p->fd, batch, blen, p->deadline, &p->abort,
+        int rc = net_send_all(p->fd, b.buf, b.len, p->deadline, &p->abort,
                               &sent);
         p->r->bytes_out += sent;
         if (rc) {
             fail_errno(p, -rc, "sending requests");
             return;
         }
-        p->r->requests += nreq;
+        p->r->requests += b.nreq;
         if (p->o->progress)
-            atomic_fetch_add_explicit(&p->o->progress->sent, nreq,
+            atomic_fetch_add_explicit(&p->o->progress->sent, b.nreq,
                                       memory_order_relaxed);
     }
 }
@@ -366,6 +422,51 @@ static void result_finish(struct pl *p)
     r->lat_p99 = hist_percentile(p->lat, 99);
     r->lat_max = p->lat->max;
     r->lat_mean = hist_mean(p->lat);
+}
+
+/* Connects: a small receive buffer and Ethernet's segment size under a
+ * rate limit, and a connect limit within the session's timeout. Returns 0,
+ * or -1 with the failure in p->r. */
+static int session_connect(struct pl *p)
+{
+    const struct pl_opts *o = p->o;
+    int rcvbuf = o->rcvbuf ? o->rcvbuf : o->rate ? PL_RATE_RCVBUF : 0;
+    int conn_ms = o->timeout_s > 0 ? (int)(o->timeout_s * 1000) + 1
+                                   : PL_CONNECT_MS;
+    if (conn_ms > PL_CONNECT_MS)
+        conn_ms = PL_CONNECT_MS;
+    int mss = o->mss ? o->mss : o->rate ? PL_RATE_MSS : 0;
+
+    p->fd = net_connect(o->host, o->port, rcvbuf, mss, conn_ms, p->r->what,
+                        sizeof(p->r->what));
+    if (p->fd < 0) {
+        p->r->fail = PL_ERR_CONNECT;
+        p->end_ns = time_now_ns();
+        return -1;
+    }
+    lr_init(&p->lr, PL_REPLY_MAX);
+    return 0;
+}
+
+/* The connected session: the reader in its thread, the sender here, then
+ * the socket closed. Failures land in p->r. */
+static void session_run(struct pl *p, struct pl_source *src, char *batch)
+{
+    pthread_t reader;
+    int rc = pthread_create(&reader, NULL, reader_main, p);
+    if (rc) {
+        p->r->fail = PL_ERR_INTERNAL;
+        snprintf(p->r->what, sizeof(p->r->what), "pthread_create: %s",
+                 strerror(rc));
+        close(p->fd);
+        return;
+    }
+    sender_run(p, src, batch);
+    pthread_mutex_lock(&p->mu);
+    p->sender_done = 1;
+    pthread_mutex_unlock(&p->mu);
+    pthread_join(reader, NULL);
+    close(p->fd);
 }
 
 int pl_run(const struct pl_opts *o, struct pl_source *src,
@@ -387,41 +488,17 @@ int pl_run(const struct pl_opts *o, struct pl_source *src,
     p->r = r;
     hist_init(p->lat);
     pthread_mutex_init(&p->mu, NULL);
-    pthread_cond_init(&p->space, NULL);
+    pthread_condattr_t ca;      /* timed waits on the monotonic clock */
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->space, &ca);
+    pthread_condattr_destroy(&ca);
 
     p->t_start = time_now_ns();
     p->deadline = o->timeout_s > 0 ? p->t_start + time_s_to_ns(o->timeout_s)
                                    : 0;
-    int rcvbuf = o->rcvbuf ? o->rcvbuf : o->rate ? PL_RATE_RCVBUF : 0;
-    int conn_ms = o->timeout_s > 0 ? (int)(o->timeout_s * 1000) + 1
-                                   : PL_CONNECT_MS;
-    if (conn_ms > PL_CONNECT_MS)
-        conn_ms = PL_CONNECT_MS;
-    int mss = o->mss ? o->mss : o->rate ? PL_RATE_MSS : 0;
-    p->fd = net_connect(o->host, o->port, rcvbuf, mss, conn_ms, r->what,
-                        sizeof(r->what));
-    if (p->fd < 0) {
-        r->fail = PL_ERR_CONNECT;
-        p->end_ns = time_now_ns();
-        goto done;
-    }
-    lr_init(&p->lr, p->fd, PL_REPLY_MAX);
-
-    pthread_t reader;
-    int rc = pthread_create(&reader, NULL, reader_main, p);
-    if (rc) {
-        r->fail = PL_ERR_INTERNAL;
-        snprintf(r->what, sizeof(r->what), "pthread_create: %s", strerror(rc));
-        close(p->fd);
-        goto done;
-    }
-    sender_run(p, src, batch);
-    pthread_mutex_lock(&p->mu);
-    p->sender_done = 1;
-    pthread_mutex_unlock(&p->mu);
-    pthread_join(reader, NULL);
-    close(p->fd);
-done:
+    if (session_connect(p) == 0)
+        session_run(p, src, batch);
     result_finish(p);
     if (lat)
         hist_merge(lat, p->lat);

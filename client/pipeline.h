@@ -43,6 +43,7 @@ struct pl_source {
  * dropped with a warning; a last line without '\n' is still sent. */
 struct pl_fdsource {
     struct linereader lr;
+    int fd;
     int eof;
     size_t dropped;             /* over-long lines dropped */
 };

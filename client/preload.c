@@ -57,8 +57,8 @@ static ssize_t preload_next(void *arg, char *buf, size_t cap, int *cmd)
     return n > 0 && (size_t)n < cap ? n : -EINVAL;
 }
 
-void pl_source_preload(struct pl_source *s, struct preload_source *ps,
-                       uint64_t n)
+void preload_source_init(struct pl_source *s, struct preload_source *ps,
+                         uint64_t n)
 {
     ps->next = 0;
     ps->n = n;

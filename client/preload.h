@@ -28,7 +28,7 @@ struct preload_source {
     uint64_t next, n;
     int done;
 };
-void pl_source_preload(struct pl_source *s, struct preload_source *ps,
-                       uint64_t n);
+void preload_source_init(struct pl_source *s, struct preload_source *ps,
+                         uint64_t n);
 
 #endif

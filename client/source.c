@@ -95,12 +95,12 @@ static ssize_t fd_source_next(void *arg, char *buf, size_t cap, int *cmd)
                 return n;
             continue;
         }
-        int ev = net_wait(lr->fd, POLLIN, 0);
+        int ev = net_wait(fs->fd, POLLIN, 0);
         if (ev == 0)
             return -EAGAIN;
         if (ev < 0)
             return ev;
-        ssize_t n = lr_fill(lr);
+        ssize_t n = lr_read(lr, fs->fd);
         if (n == 0)
             fs->eof = 1;
         else if (n < 0 && n != -EAGAIN && n != -EWOULDBLOCK)
@@ -111,7 +111,8 @@ static ssize_t fd_source_next(void *arg, char *buf, size_t cap, int *cmd)
 void pl_source_fd(struct pl_source *s, struct pl_fdsource *fs, int fd)
 {
     memset(fs, 0, sizeof(*fs));
-    lr_init(&fs->lr, fd, PROTO_MAX_LINE);
+    lr_init(&fs->lr, PROTO_MAX_LINE);
+    fs->fd = fd;
     s->next = fd_source_next;
     s->arg = fs;
     s->fd = fd;

@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "suites.h"
+#include "fdio.h"
 #include "hist.h"
 #include "linereader.h"
 #include "outbuf.h"
@@ -167,7 +168,7 @@ static void fake_reply(struct fake *f, struct outbuf *ob, const char *line,
         return;
     }
     if (strncmp(line, "ADD", 3) == 0 || strncmp(line, "DELETE", 6) == 0) {
-        ob_puts(ob, "OK\n");
+        ob_puts(ob, PROTO_OK_LINE);
     } else if (strncmp(line, "PRINT", 5) == 0) {
         ob_puts(ob, ENTRY_PRINT_HEAD);
         for (size_t i = 0; i < f->print_lines; i++)
@@ -177,10 +178,18 @@ static void fake_reply(struct fake *f, struct outbuf *ob, const char *line,
     } else if (strncmp(line, "COUNT", 5) == 0) {
         ob_puts(ob, "3\n");
     } else if (strncmp(line, "DONE", 4) == 0) {
-        ob_puts(ob, "Bye\n");
+        ob_puts(ob, PROTO_BYE_LINE);
     } else {
-        ob_puts(ob, "Error: unknown command\n");
+        ob_puts(ob, PROTO_ERR_PREFIX "unknown command\n");
     }
+}
+
+/* Sends what the fake has buffered. Returns 0 or -errno. */
+static int fake_flush(struct outbuf *ob, int fd)
+{
+    int rc = fd_write_all(fd, ob->buf, ob->len);
+    ob_consume(ob, ob->len);
+    return rc;
 }
 
 static void *fake_main(void *arg)
@@ -192,10 +201,10 @@ static void *fake_main(void *arg)
     size_t answered = 0;
     int done = 0;
 
-    if (fd < 0 || ob_init(&ob, fd, 4096))
+    if (fd < 0 || ob_init(&ob, 4096))
         return NULL;
-    lr_init(&lr, fd, PROTO_MAX_LINE);
-    while (!done && lr_fill(&lr) > 0) {
+    lr_init(&lr, PROTO_MAX_LINE);
+    while (!done && lr_read(&lr, fd) > 0) {
         char *line;
         size_t n;
         while (!done && lr_next(&lr, &line, &n) == LR_LINE) {
@@ -207,10 +216,10 @@ static void *fake_main(void *arg)
             }
             fake_reply(f, &ob, line, answered++);
             done = strncmp(line, "DONE", 4) == 0;
-            if (f->mode == FAKE_SLOW && ob_flush(&ob))
+            if (f->mode == FAKE_SLOW && fake_flush(&ob, fd))
                 done = 1;
         }
-        if (ob_flush(&ob))
+        if (fake_flush(&ob, fd))
             break;
     }
     ob_destroy(&ob);

@@ -133,13 +133,13 @@ if start_server fine; then
     "$KI" --rate 50k --hang 2 --timeout 30 127.0.0.1 "$SRV_PORT" 400 4 >"$TEST_TMP/out" 2>&1 &
     ki=$!
     sleep 1
-    signal_server STOP "$SRV_PID"
+    srv_signal STOP "$SRV_PID"
     t0=$(now)
     timeout 40 tail --pid=$ki -f /dev/null
     wait $ki
     rc=$?
     took=$(elapsed_ms "$t0")
-    signal_server CONT "$SRV_PID"
+    srv_signal CONT "$SRV_PID"
     sed 's/^/#   /' "$TEST_TMP/out"
     expect_match "kill_it on a frozen server: FAILED: server hung, with its pid" \
         "$rc $(tail -1 "$TEST_TMP/out")" "^1 FAILED: server hung.*pid $SRV_PID"

@@ -122,7 +122,7 @@ case_vanishing_print() {
         eval "exec $fd>&-"
     }
     check "$MODE: server survives clients vanishing mid-PRINT" \
-        proc_running "$SRV_PID"
+        srv_running "$SRV_PID"
 
     converse_str "$SRV_PORT" 'COUNT\nCHECK\nPRINT\nDONE\n' "$out" 10
     expect_eq "$MODE: next client served after the vanished ones (COUNT)" \
@@ -205,7 +205,7 @@ for MODE in "${MODES[@]}"; do
     if start_server "$MODE"; then
         case_vanishing_print
         [[ $MODE == buffered ]] && case_stuck_reader
-        check "$MODE: server still running at the end" proc_running "$SRV_PID"
+        check "$MODE: server still running at the end" srv_running "$SRV_PID"
         stop_server "$SRV_PID"
         expect_eq "$MODE: SIGTERM exit status after vanished clients" "$STOP_RC" 0
     fi

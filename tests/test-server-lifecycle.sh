@@ -108,7 +108,7 @@ case_ports() {
     local rc=$?
     check "a busy port: non-zero exit (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
     check "a busy port: a message on stderr" test -s "$TEST_TMP/busy.err"
-    check "the first server still serves" proc_running "$SRV_PID"
+    check "the first server still serves" srv_running "$SRV_PID"
     stop_server "$SRV_PID"
 }
 
@@ -130,8 +130,8 @@ stop_with() {
         local waiting=$CONN
     fi
     t0=$(now)
-    signal_server "$sig" "$SRV_PID"
-    if wait_gone "$SRV_PID" 2; then
+    srv_signal "$sig" "$SRV_PID"
+    if srv_wait_gone "$SRV_PID" 2; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"
         expect_eq "$mode: SIG$sig with an idle client: exit 0 within 2 s (${ms} ms)" \
@@ -163,8 +163,8 @@ stop_stuck() {
     for ((i = 0; i < 20; i++)); do echo PRINT; done >&"$fd"
     sleep 0.3
     t0=$(now)
-    signal_server TERM "$SRV_PID"
-    if wait_gone "$SRV_PID" 2.5; then
+    srv_signal TERM "$SRV_PID"
+    if srv_wait_gone "$SRV_PID" 2.5; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"
         expect_eq "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2.5 s (${ms} ms)" \
@@ -231,7 +231,7 @@ case_sigpipe() {
     }
     sleep 0.3
     check "the server survives clients that vanish (SIGPIPE)" \
-        proc_running "$SRV_PID"
+        srv_running "$SRV_PID"
     converse_str "$SRV_PORT" 'COUNT\nDONE\n' "$out"
     expect_eq "the server still answers after SIGPIPE-prone clients" \
         "$(tr '\n' ' ' <"$out")" "3000 Bye "

@@ -390,7 +390,7 @@ for MODE in "${MODES[@]}"; do
     case_long_lines
     case_long_line_split
     case_check
-    check "$MODE: server still running" proc_running "$SRV_PID"
+    check "$MODE: server still running" srv_running "$SRV_PID"
     stop_server "$SRV_PID" TERM
     expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0
     echo "# $MODE: $(elapsed_ms "$t0") ms"

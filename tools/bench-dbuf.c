@@ -22,6 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
+#include "timeutil.h"
+
 #define DBUF_FLUSH_MS   100     /* longest a partial buffer waits for the writer */
 
 struct dbuf {
@@ -35,7 +38,7 @@ struct dbuf {
     int waiting;            /* callers waiting on space */
     bool stop;              /* no more lines will come */
     unsigned long signals;  /* signals sent on wake */
-    int err;                /* first write(2) error, as a positive errno */
+    int err;                /* first write error, as a positive errno */
     int fd;                 /* written by the writer thread only */
 };
 
@@ -63,39 +66,18 @@ static void dbuf_append(struct dbuf *d, const char *line, size_t n)
     pthread_mutex_unlock(&d->mu);
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static void *dbuf_writer(void *arg)
 {
     struct dbuf *d = arg;
 
     pthread_mutex_lock(&d->mu);
     for (;;) {
-        struct timespec until;
+        struct timespec until = time_mono_after_ns(DBUF_FLUSH_MS *
+                                                   TIME_NS_PER_MS);
         char *out;
         size_t outlen;
         int rc;
 
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += DBUF_FLUSH_MS * 1000000L;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
         while (!d->full && !d->stop) {
             rc = pthread_cond_timedwait(&d->wake, &d->mu, &until);
             if (rc == ETIMEDOUT)
@@ -117,11 +99,11 @@ static void *dbuf_writer(void *arg)
             pthread_cond_broadcast(&d->space);
         pthread_mutex_unlock(&d->mu);
 
-        rc = write_all(d->fd, out, outlen);    /* the slow part, unlocked */
+        rc = fd_write_all(d->fd, out, outlen);  /* the slow part, unlocked */
 
         pthread_mutex_lock(&d->mu);
         if (rc != 0 && d->err == 0)
-            d->err = rc;
+            d->err = -rc;
         d->spare = out;
     }
     pthread_mutex_unlock(&d->mu);

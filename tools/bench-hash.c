@@ -17,13 +17,15 @@
 #include "bench-util.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <limits.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "jsonw.h"
 
 #define STR_LEN         16              /* bytes per hashed string */
 #define HASH_LEN        32              /* SHA-256 output bytes */
@@ -199,195 +201,214 @@ static void usage(FILE *f)
         "  -h, --help          this text\n", DEFAULT_REPEAT);
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed. */
+struct hash_opts {
+    unsigned long count, repeat;
+    struct bench_list threads;
+    int sel[NVAR];              /* variants to run */
+    int corrupt;                /* --corrupt's variant, or -1 */
+    bool json, verbose;
+};
+
+/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+static int parse_args(int argc, char **argv, struct hash_opts *o)
 {
-    static const struct option opts[] = {
-        {"count", required_argument, NULL, 'n'},
-        {"threads", required_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},
-        {"variants", required_argument, NULL, 'V'},
-        {"json", no_argument, NULL, 'j'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"corrupt", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const struct bench_opt opts[] = {
+        { "count", 'n', BENCH_OPT_COUNT, &o->count, 1, ULONG_MAX },
+        { "threads", 't', BENCH_OPT_LIST, &o->threads, 0, MAX_THREADS },
+        { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
+        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
+        { "verbose", 'v', BENCH_OPT_FLAG, &o->verbose, 0, 0 },
+        { "corrupt", 0, BENCH_OPT_VARIANT, &o->corrupt, 0, 0 },
+        { NULL, 0, 0, NULL, 0, 0 },
     };
-    int threads[BENCH_MAX_LIST] = {1, 2, 4, 8, 12, 24}, nthr = 6;
-    int sel[NVAR], corrupt = -1, repeat = DEFAULT_REPEAT;
-    unsigned long count = DEFAULT_COUNT, ul;
-    bool json = false, verbose = false;
-    int c;
+    const struct bench_variants variants = { variant_names, NVAR };
 
-    for (int v = 0; v < NVAR; v++)
-        sel[v] = 1;
-    while ((c = getopt_long(argc, argv, "n:t:r:V:jvh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (bench_parse_count(optarg, &count) < 0)
-                goto bad;
-            break;
-        case 't':
-            nthr = bench_parse_list(optarg, threads, BENCH_MAX_LIST);
-            if (nthr < 0)
-                goto bad;
-            for (int i = 0; i < nthr; i++)
-                if (threads[i] > MAX_THREADS)
-                    goto bad;
-            break;
-        case 'r':
-            if (bench_parse_count(optarg, &ul) < 0 || ul > 1000)
-                goto bad;
-            repeat = (int)ul;
-            break;
-        case 'V':
-            if (bench_parse_names(optarg, variant_names, NVAR, sel) < 0)
-                goto bad;
-            break;
-        case 'C':
-            for (int v = 0; v < NVAR; v++)
-                if (strcmp(optarg, variant_names[v]) == 0)
-                    corrupt = v;
-            if (corrupt < 0)
-                goto bad;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'v':
-            verbose = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            goto bad;
-        }
-    }
-    if (optind != argc)
-        goto bad;
+    return bench_getopt(argc, argv, opts, &variants);
+}
 
-    /* Known answer first: SHA-256("abc"), so "identical" also means right. */
+/* Fetches SHA-256 and checks it against a known answer, SHA-256("abc"), so
+ * "identical digests" also means right ones. Returns 0 or -1 after saying
+ * why. */
+static int crypto_init(void)
+{
     static const char abc_hex[] =
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
     unsigned char md[HASH_LEN];
-    char mdhex[2 * HASH_LEN + 1], refhex[2 * HASH_LEN + 1] = "";
+    char mdhex[2 * HASH_LEN + 1];
+
     fetched_md = EVP_MD_fetch(NULL, "SHA256", NULL);
     shared_ctx = EVP_MD_CTX_new();
     if (fetched_md == NULL || shared_ctx == NULL ||
         !EVP_Digest("abc", 3, md, NULL, fetched_md, NULL)) {
         fprintf(stderr, "bench-hash: libcrypto cannot provide SHA-256\n");
-        return 1;
+        return -1;
     }
     hex(md, HASH_LEN, mdhex);
     if (strcmp(mdhex, abc_hex) != 0) {
         fprintf(stderr, "bench-hash: SHA-256(\"abc\") is wrong: %s\n", mdhex);
-        return 1;
+        return -1;
     }
+    return 0;
+}
 
-    /* The data set, made before any timing, exactly as the classic did. */
-    unsigned char *data = malloc(count * STR_LEN);
-    unsigned char *out = malloc(count * HASH_LEN);
-    double *runs = calloc((size_t)NVAR * nthr * repeat, sizeof *runs);
-    unsigned seed = DATA_SEED;
-    if (data == NULL || out == NULL || runs == NULL) {
-        fprintf(stderr, "bench-hash: out of memory for %lu strings\n", count);
-        return 1;
-    }
-    for (size_t i = 0; i < count * STR_LEN; i++)
-        data[i] = (unsigned char)('a' + rand_r(&seed) % 26);
+/* The data, the output array and the run times: one bench-hash session. */
+struct hash_work {
+    unsigned char *data;        /* count strings of STR_LEN bytes */
+    unsigned char *out;         /* count digests of HASH_LEN bytes */
+    double *runs;               /* [variant][thread count][repeat] seconds */
+    char refhex[2 * HASH_LEN + 1];  /* SHA-256 of the first run's digests */
+};
 
-    /* Repeats are the outer loop so slow drift (other load, clock changes)
-     * spreads over every cell instead of landing on one. */
-    for (int r = 0; r < repeat; r++) {
-        for (int ti = 0; ti < nthr; ti++) {
-            for (int v = 0; v < NVAR; v++) {
-                if (!sel[v])
-                    continue;
-                memset(out, 0, count * HASH_LEN);   /* stale output can't pass */
-                double s = run_once(v, threads[ti], data, out, count);
-                if (s < 0)
-                    return 1;
-                if (v == corrupt)
-                    out[(count / 2) * HASH_LEN] ^= 1;
-                EVP_Digest(out, count * HASH_LEN, md, NULL, fetched_md, NULL);
-                hex(md, HASH_LEN, mdhex);
-                if (refhex[0] == '\0')
-                    memcpy(refhex, mdhex, sizeof refhex);
-                if (strcmp(mdhex, refhex) != 0) {
-                    fprintf(stderr, "bench-hash: DIGEST MISMATCH: %s at %d "
-                            "threads gave %s, earlier runs gave %s\n",
-                            variant_names[v], threads[ti], mdhex, refhex);
-                    return 1;
-                }
-                runs[((size_t)v * nthr + ti) * repeat + r] = s;
-                if (verbose)
-                    fprintf(stderr, "run %d/%d %-15s %3d threads %8.3f s\n",
-                            r + 1, repeat, variant_names[v], threads[ti], s);
-            }
-        }
-    }
+static double *cell_runs(const struct hash_work *w, const struct hash_opts *o,
+                         int v, int ti)
+{
+    return &w->runs[((size_t)v * (size_t)o->threads.n + (size_t)ti) *
+                    o->repeat];
+}
 
-    if (json) {
-        printf("{\"tool\": \"bench-hash\", ");
-        bench_json_machine(stdout);
-        printf("\"openssl\": ");
-        bench_json_str(stdout, OpenSSL_version(OPENSSL_VERSION));
-        printf(", \"count\": %lu, \"repeat\": %d, \"digest_ok\": true, "
-               "\"combined_sha256\": \"%s\", \"results\": [", count, repeat,
-               refhex);
-    } else {
-        bench_print_machine(stdout, "bench-hash");
-        printf("# %s; %lu strings of %d bytes per run; median of %d run%s;\n"
-               "# millions of SHA-256 hashes per second\n",
-               OpenSSL_version(OPENSSL_VERSION), count, STR_LEN, repeat,
-               repeat == 1 ? "" : "s");
-        printf("%-16s", "variant");
-        for (int ti = 0; ti < nthr; ti++)
-            printf(" %5d thr", threads[ti]);
-        printf("\n");
+/* Runs variant v at thread count ti, repeat r, and checks its digests
+ * against the first run's. Returns 0, or -1 after saying why. */
+static int run_cell(struct hash_work *w, const struct hash_opts *o, int v,
+                    int ti, int r)
+{
+    unsigned char md[HASH_LEN];
+    char mdhex[2 * HASH_LEN + 1];
+    int nthreads = o->threads.v[ti];
+
+    memset(w->out, 0, o->count * HASH_LEN);     /* stale output can't pass */
+    double s = run_once(v, nthreads, w->data, w->out, o->count);
+    if (s < 0)
+        return -1;
+    if (v == o->corrupt)
+        w->out[(o->count / 2) * HASH_LEN] ^= 1;
+    EVP_Digest(w->out, o->count * HASH_LEN, md, NULL, fetched_md, NULL);
+    hex(md, HASH_LEN, mdhex);
+    if (w->refhex[0] == '\0')
+        memcpy(w->refhex, mdhex, sizeof w->refhex);
+    if (strcmp(mdhex, w->refhex) != 0) {
+        fprintf(stderr, "bench-hash: DIGEST MISMATCH: %s at %d threads gave "
+                "%s, earlier runs gave %s\n", variant_names[v], nthreads,
+                mdhex, w->refhex);
+        return -1;
     }
+    cell_runs(w, o, v, ti)[r] = s;
+    if (o->verbose)
+        fprintf(stderr, "run %d/%lu %-15s %3d threads %8.3f s\n", r + 1,
+                o->repeat, variant_names[v], nthreads, s);
+    return 0;
+}
+
+/* Every selected cell, repeat times. Repeats are the outer loop so slow
+ * drift (other load, clock changes) spreads over every cell instead of
+ * landing on one. Returns 0 or -1 (said why). */
+static int run_all(struct hash_work *w, const struct hash_opts *o)
+{
+    for (int r = 0; r < (int)o->repeat; r++)
+        for (int ti = 0; ti < o->threads.n; ti++)
+            for (int v = 0; v < NVAR; v++)
+                if (o->sel[v] && run_cell(w, o, v, ti, r) < 0)
+                    return -1;
+    return 0;
+}
+
+static void print_json(struct hash_work *w, const struct hash_opts *o)
+{
     bool first = true;
-    for (int v = 0; v < NVAR; v++) {
-        if (!sel[v])
-            continue;
-        if (!json)
-            printf("%-16s", variant_names[v]);
-        for (int ti = 0; ti < nthr; ti++) {
-            double *cell = &runs[((size_t)v * nthr + ti) * repeat];
-            double med;
 
-            if (json) {
-                printf("%s{\"variant\": \"%s\", \"threads\": %d, \"runs_s\": [",
-                       first ? "" : ", ", variant_names[v], threads[ti]);
-                for (int r = 0; r < repeat; r++)
-                    printf("%s%.6f", r ? ", " : "", cell[r]);
-            }
-            med = bench_median(cell, repeat);   /* sorts the cell */
-            if (json)
-                printf("], \"median_s\": %.6f, \"hashes_per_s\": %.0f}", med,
-                       (double)count / med);
-            else
-                printf(" %9.2f", (double)count / med / 1e6);
+    printf("{\"tool\": \"bench-hash\", ");
+    bench_json_machine(stdout);
+    printf("\"openssl\": ");
+    json_write_str(stdout, OpenSSL_version(OPENSSL_VERSION));
+    printf(", \"count\": %lu, \"repeat\": %lu, \"digest_ok\": true, "
+           "\"combined_sha256\": \"%s\", \"results\": [", o->count, o->repeat,
+           w->refhex);
+    for (int v = 0; v < NVAR; v++) {
+        for (int ti = 0; o->sel[v] && ti < o->threads.n; ti++) {
+            double *cell = cell_runs(w, o, v, ti), med;
+
+            printf("%s{\"variant\": \"%s\", \"threads\": %d, \"runs_s\": [",
+                   first ? "" : ", ", variant_names[v], o->threads.v[ti]);
+            for (int r = 0; r < (int)o->repeat; r++)
+                printf("%s%.6f", r ? ", " : "", cell[r]);
+            med = bench_median(cell, (int)o->repeat);   /* sorts the cell */
+            printf("], \"median_s\": %.6f, \"hashes_per_s\": %.0f}", med,
+                   (double)o->count / med);
             first = false;
         }
-        if (!json)
-            printf("\n");
     }
-    if (json)
-        printf("]}\n");
-    else
-        printf("digests: identical across all variants, thread counts and "
-               "runs (SHA-256 of all digests in index order: %.16s...)\n",
-               refhex);
+    printf("]}\n");
+}
 
+static void print_table(struct hash_work *w, const struct hash_opts *o)
+{
+    bench_print_machine(stdout, "bench-hash");
+    printf("# %s; %lu strings of %d bytes per run; median of %lu run%s;\n"
+           "# millions of SHA-256 hashes per second\n",
+           OpenSSL_version(OPENSSL_VERSION), o->count, STR_LEN, o->repeat,
+           o->repeat == 1 ? "" : "s");
+    printf("%-16s", "variant");
+    for (int ti = 0; ti < o->threads.n; ti++)
+        printf(" %5d thr", o->threads.v[ti]);
+    printf("\n");
+    for (int v = 0; v < NVAR; v++) {
+        if (!o->sel[v])
+            continue;
+        printf("%-16s", variant_names[v]);
+        for (int ti = 0; ti < o->threads.n; ti++)
+            printf(" %9.2f", (double)o->count /
+                   bench_median(cell_runs(w, o, v, ti), (int)o->repeat) / 1e6);
+        printf("\n");
+    }
+    printf("digests: identical across all variants, thread counts and "
+           "runs (SHA-256 of all digests in index order: %.16s...)\n",
+           w->refhex);
+}
+
+int main(int argc, char **argv)
+{
+    struct hash_opts o = {
+        .count = DEFAULT_COUNT, .repeat = DEFAULT_REPEAT, .corrupt = -1,
+        .threads = { {1, 2, 4, 8, 12, 24}, 6 },
+    };
+    struct hash_work w = { .refhex = "" };
+    unsigned seed = DATA_SEED;
+    int status = 1, rc;
+
+    for (int v = 0; v < NVAR; v++)
+        o.sel[v] = 1;
+    if ((rc = parse_args(argc, argv, &o)) != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? 0 : 2;
+    }
+    if (crypto_init() < 0)
+        goto out;
+
+    /* The data set, made before any timing, exactly as the classic did. */
+    w.data = malloc(o.count * STR_LEN);
+    w.out = malloc(o.count * HASH_LEN);
+    w.runs = calloc((size_t)NVAR * (size_t)o.threads.n * o.repeat,
+                    sizeof *w.runs);
+    if (w.data == NULL || w.out == NULL || w.runs == NULL) {
+        fprintf(stderr, "bench-hash: out of memory for %lu strings\n", o.count);
+        goto out;
+    }
+    for (size_t i = 0; i < o.count * STR_LEN; i++)
+        w.data[i] = (unsigned char)('a' + rand_r(&seed) % 26);
+
+    if (run_all(&w, &o) < 0)
+        goto out;
+    if (o.json)
+        print_json(&w, &o);
+    else
+        print_table(&w, &o);
+    status = 0;
+out:
     EVP_MD_CTX_free(shared_ctx);
     EVP_MD_free(fetched_md);
-    free(runs);
-    free(out);
-    free(data);
-    return 0;
-
-bad:
-    usage(stderr);
-    return 2;
+    free(w.runs);
+    free(w.out);
+    free(w.data);
+    return status;
 }

@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -334,159 +333,141 @@ static void print_results(const struct cell *cells, int ncells, int repeat,
                "(%lu): they are far slower\n", slow, lines);
 }
 
-int main(int argc, char **argv)
-{
-    static const struct option opts[] = {
-        {"lines", required_argument, NULL, 'n'},
-        {"slow-lines", required_argument, NULL, 's'},
-        {"threads", required_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},
-        {"bufsize", required_argument, NULL, 'b'},
-        {"dir", required_argument, NULL, 'd'},
-        {"variants", required_argument, NULL, 'V'},
-        {"json", no_argument, NULL, 'j'},
-        {"corrupt", required_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    unsigned long lines = DEFAULT_LINES, slow = DEFAULT_SLOW_LINES, ul;
-    unsigned long bufsize = DEFAULT_BUFSIZE;
-    int threads[BENCH_MAX_LIST] = {1, DEFAULT_THREADS}, nthr = 2;
-    int repeat = DEFAULT_REPEAT, sel[NVAR], corrupt = -1, c;
-    const char *dir = NULL;
-    char tmpdir[] = "/tmp/bench-log.XXXXXX", path[PATH_MAX];
-    bool json = false;
+/* The command line, parsed. */
+struct log_opts {
+    unsigned long lines, slow, repeat, bufsize;
+    struct bench_list threads;
+    int sel[NVAR];              /* variants to run */
+    int corrupt;                /* --corrupt's variant, or -1 */
+    const char *dir;            /* --dir; NULL: a fresh temporary one */
+    bool json;
+};
 
-    for (int v = 0; v < NVAR; v++)
-        sel[v] = 1;
-    while ((c = getopt_long(argc, argv, "n:s:t:r:b:d:V:jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (bench_parse_count(optarg, &lines) < 0)
-                goto bad;
-            break;
-        case 's':
-            if (bench_parse_count(optarg, &slow) < 0)
-                goto bad;
-            break;
-        case 't':
-            if ((nthr = bench_parse_list(optarg, threads, BENCH_MAX_LIST)) < 0)
-                goto bad;
-            for (int i = 0; i < nthr; i++)
-                if (threads[i] > LOG_MAX_THREADS)
-                    goto bad;
-            break;
-        case 'r':
-            if (bench_parse_count(optarg, &ul) < 0 || ul > 1000)
-                goto bad;
-            repeat = (int)ul;
-            break;
-        case 'b':
-            if (bench_parse_count(optarg, &bufsize) < 0 || bufsize < 4096)
-                goto bad;
-            break;
-        case 'd':
-            dir = optarg;
-            break;
-        case 'V':
-            if (bench_parse_names(optarg, variant_names, NVAR, sel) < 0)
-                goto bad;
-            break;
-        case 'C':
-            for (int v = 0; v < NVAR; v++)
-                if (strcmp(optarg, variant_names[v]) == 0)
-                    corrupt = v;
-            if (corrupt < 0)
-                goto bad;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            goto bad;
+/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+static int parse_args(int argc, char **argv, struct log_opts *o)
+{
+    const struct bench_opt opts[] = {
+        { "lines", 'n', BENCH_OPT_COUNT, &o->lines, 1, ULONG_MAX },
+        { "slow-lines", 's', BENCH_OPT_COUNT, &o->slow, 1, ULONG_MAX },
+        { "threads", 't', BENCH_OPT_LIST, &o->threads, 0, LOG_MAX_THREADS },
+        { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
+        { "bufsize", 'b', BENCH_OPT_COUNT, &o->bufsize, 4096, ULONG_MAX },
+        { "dir", 'd', BENCH_OPT_STRING, &o->dir, 0, 0 },
+        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
+        { "corrupt", 0, BENCH_OPT_VARIANT, &o->corrupt, 0, 0 },
+        { NULL, 0, 0, NULL, 0, 0 },
+    };
+    const struct bench_variants variants = { variant_names, NVAR };
+
+    return bench_getopt(argc, argv, opts, &variants);
+}
+
+/* The rows: (a) once with one thread, (c) (d) once with a thread per line,
+ * (b) (e) (f) at each --threads count. Each row gets o->repeat slots of
+ * runs. Returns the number of rows. */
+static int plan_cells(const struct log_opts *o, struct cell *cells,
+                      double *runs)
+{
+    int ncells = 0;
+
+    for (int v = 0; v < NVAR; v++) {
+        bool per_line = v == V_THR_MUTEX || v == V_THR_SPIN;
+        int n = v == V_DIRECT || per_line ? 1 : o->threads.n;
+
+        for (int i = 0; o->sel[v] && i < n; i++, ncells++)
+            cells[ncells] = (struct cell){
+                .v = v,
+                .threads = v == V_DIRECT ? 1 : per_line ? 0 : o->threads.v[i],
+                .lines = per_line ? o->slow : o->lines,
+                .runs = runs + (size_t)ncells * o->repeat };
+    }
+    return ncells;
+}
+
+/* Run number rep of one row into path, timed and checked; the file is
+ * removed afterwards. Returns 0, or -1 after saying what went wrong. */
+static int run_cell(struct cell *ce, int rep, const char *path,
+                    const struct log_opts *o)
+{
+    struct run r = { .path = path, .lines = ce->lines,
+                     .threads = ce->threads, .bufsize = o->bufsize };
+    double t0 = bench_now();
+    int rc, status = 0;
+
+    switch (ce->v) {
+    case V_DIRECT:    rc = run_stdio(&r, false); break;
+    case V_MUTEX:     rc = run_stdio(&r, true); break;
+    case V_THR_MUTEX: rc = run_perline(&r, false); break;
+    case V_THR_SPIN:  rc = run_perline(&r, true); break;
+    case V_QUEUE:     rc = logq_run(path, r.lines, r.threads, &r.signals); break;
+    default:          rc = dbuf_run(path, r.lines, r.threads, r.bufsize, &r.signals); break;
+    }
+    ce->runs[rep] = bench_now() - t0;
+    if (rc == 0 && ce->v == o->corrupt) {
+        FILE *f = fopen(path, "a");
+
+        if (f != NULL) {
+            fputs("torn\n", f);
+            fclose(f);
         }
     }
-    if (optind != argc)
-        goto bad;
+    if (rc < 0) {
+        fprintf(stderr, "bench-log: %s: %s\n", variant_names[ce->v],
+                strerror(-rc));
+        status = -1;
+    } else if (verify_file(path, r.lines) < 0) {
+        fprintf(stderr, "bench-log: %s: WRONG LINE COUNT\n",
+                variant_names[ce->v]);
+        status = -1;
+    }
+    unlink(path);
+    ce->signals = r.signals;
+    ce->retries += r.retries;
+    return status;
+}
 
-    /* The rows: (a) once with one thread, (c) (d) once with a thread per
-     * line, (b) (e) (f) at each --threads count. */
+int main(int argc, char **argv)
+{
+    struct log_opts o = {
+        .lines = DEFAULT_LINES, .slow = DEFAULT_SLOW_LINES,
+        .repeat = DEFAULT_REPEAT, .bufsize = DEFAULT_BUFSIZE, .corrupt = -1,
+        .threads = { {1, DEFAULT_THREADS}, 2 },
+    };
+    char tmpdir[] = "/tmp/bench-log.XXXXXX", path[PATH_MAX];
     struct cell cells[NVAR * BENCH_MAX_LIST];
-    double *runs = calloc((size_t)NVAR * BENCH_MAX_LIST * (size_t)repeat,
+    int ncells, status = 0, rc;
+
+    for (int v = 0; v < NVAR; v++)
+        o.sel[v] = 1;
+    if ((rc = parse_args(argc, argv, &o)) != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? 0 : 2;
+    }
+    double *runs = calloc((size_t)NVAR * BENCH_MAX_LIST * o.repeat,
                           sizeof *runs);
-    int ncells = 0, status = 0;
     if (runs == NULL) {
         fprintf(stderr, "bench-log: out of memory\n");
         return 1;
     }
-    for (int v = 0; v < NVAR; v++) {
-        bool per_line = v == V_THR_MUTEX || v == V_THR_SPIN;
-        int n = v == V_DIRECT || per_line ? 1 : nthr;
-
-        for (int i = 0; sel[v] && i < n; i++, ncells++)
-            cells[ncells] = (struct cell){
-                .v = v, .threads = v == V_DIRECT ? 1 : per_line ? 0 : threads[i],
-                .lines = per_line ? slow : lines,
-                .runs = runs + (size_t)ncells * (size_t)repeat };
-    }
-    if (dir == NULL && (dir = mkdtemp(tmpdir)) == NULL) {
+    ncells = plan_cells(&o, cells, runs);
+    if (o.dir == NULL && (o.dir = mkdtemp(tmpdir)) == NULL) {
         perror("bench-log: mkdtemp");
+        free(runs);
         return 1;
     }
-    snprintf(path, sizeof path, "%s/bench-log.%ld.out", dir, (long)getpid());
+    snprintf(path, sizeof path, "%s/bench-log.%ld.out", o.dir, (long)getpid());
     pthread_spin_init(&perline_spin, PTHREAD_PROCESS_PRIVATE);
 
     /* Repeats outermost, so drift spreads over every row. */
-    for (int rep = 0; rep < repeat && status == 0; rep++) {
-        for (int k = 0; k < ncells && status == 0; k++) {
-            struct cell *ce = &cells[k];
-            struct run r = { .path = path, .lines = ce->lines,
-                             .threads = ce->threads, .bufsize = bufsize };
-            double t0 = bench_now();
-            int rc;
-
-            switch (ce->v) {
-            case V_DIRECT:    rc = run_stdio(&r, false); break;
-            case V_MUTEX:     rc = run_stdio(&r, true); break;
-            case V_THR_MUTEX: rc = run_perline(&r, false); break;
-            case V_THR_SPIN:  rc = run_perline(&r, true); break;
-            case V_QUEUE:     rc = logq_run(path, r.lines, r.threads, &r.signals); break;
-            default:          rc = dbuf_run(path, r.lines, r.threads, bufsize, &r.signals); break;
-            }
-            ce->runs[rep] = bench_now() - t0;
-            if (rc == 0 && ce->v == corrupt) {
-                FILE *f = fopen(path, "a");
-
-                if (f != NULL) {
-                    fputs("torn\n", f);
-                    fclose(f);
-                }
-            }
-            if (rc < 0) {
-                fprintf(stderr, "bench-log: %s: %s\n", variant_names[ce->v],
-                        strerror(-rc));
-                status = 1;
-            } else if (verify_file(path, r.lines) < 0) {
-                fprintf(stderr, "bench-log: %s: WRONG LINE COUNT\n",
-                        variant_names[ce->v]);
-                status = 1;
-            }
-            unlink(path);
-            ce->signals = r.signals;
-            ce->retries += r.retries;
-        }
-    }
-    if (dir == tmpdir && rmdir(tmpdir) != 0)
+    for (int rep = 0; rep < (int)o.repeat && status == 0; rep++)
+        for (int k = 0; k < ncells && status == 0; k++)
+            status = run_cell(&cells[k], rep, path, &o) < 0;
+    if (o.dir == tmpdir && rmdir(tmpdir) != 0)
         perror("bench-log: rmdir");
     if (status == 0)
-        print_results(cells, ncells, repeat, dir, lines, slow, json);
+        print_results(cells, ncells, (int)o.repeat, o.dir, o.lines, o.slow,
+                      o.json);
     free(runs);
     return status;
-
-bad:
-    usage(stderr);
-    return 2;
 }

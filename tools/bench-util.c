@@ -1,14 +1,18 @@
 /* bench-util.c -- helpers shared by the tools/bench-* programs (see
- * bench-util.h): clock, option parsing, median, machine description, JSON
- * strings. No shared state, so nothing here locks.
+ * bench-util.h): clock, option parsing (values, and whole command lines
+ * from a table), median, machine description. No shared state, so nothing
+ * here locks.
  */
 #include "bench-util.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "jsonw.h"
 
 double bench_now(void)
 {
@@ -100,6 +104,94 @@ int bench_parse_names(const char *s, const char *const *known, int nknown,
     return count > 0 ? count : -EINVAL;
 }
 
+/* Stores one option's argument; 0 or -EINVAL. */
+static int opt_store(const struct bench_opt *o, const char *arg,
+                     const struct bench_variants *variants)
+{
+    unsigned long ul;
+    int n;
+
+    switch (o->kind) {
+    case BENCH_OPT_FLAG:
+        *(bool *)o->dest = true;
+        return 0;
+    case BENCH_OPT_COUNT:
+        if (bench_parse_count(arg, &ul) < 0 || ul < o->min || ul > o->max)
+            return -EINVAL;
+        *(unsigned long *)o->dest = ul;
+        return 0;
+    case BENCH_OPT_LIST: {
+        struct bench_list *l = o->dest;
+        int v[BENCH_MAX_LIST];
+
+        if ((n = bench_parse_list(arg, v, BENCH_MAX_LIST)) < 0)
+            return -EINVAL;
+        for (int i = 0; i < n; i++)
+            if ((unsigned long)v[i] > o->max)
+                return -EINVAL;
+        memcpy(l->v, v, sizeof v);
+        l->n = n;
+        return 0;
+    }
+    case BENCH_OPT_VARIANTS:
+        return bench_parse_names(arg, variants->names, variants->n, o->dest) < 0
+               ? -EINVAL : 0;
+    case BENCH_OPT_VARIANT:
+        for (n = 0; n < variants->n; n++)
+            if (strcmp(arg, variants->names[n]) == 0) {
+                *(int *)o->dest = n;
+                return 0;
+            }
+        return -EINVAL;
+    case BENCH_OPT_STRING:
+        *(const char **)o->dest = arg;
+        return 0;
+    }
+    return -EINVAL;
+}
+
+/* getopt_long's value for row i: its letter, or past any char if none. */
+static int opt_val(const struct bench_opt *opts, int i)
+{
+    return opts[i].key ? opts[i].key : 256 + i;
+}
+
+int bench_getopt(int argc, char **argv, const struct bench_opt *opts,
+                 const struct bench_variants *variants)
+{
+    struct option lo[BENCH_MAX_OPTS + 2];
+    char so[3 * BENCH_MAX_OPTS + 2] = "";
+    size_t slen = 0;
+    int n = 0, c;
+
+    for (; n < BENCH_MAX_OPTS && opts[n].name != NULL; n++) {
+        bool arg = opts[n].kind != BENCH_OPT_FLAG;
+
+        lo[n] = (struct option){ opts[n].name, arg ? required_argument
+                                 : no_argument, NULL, opt_val(opts, n) };
+        if (opts[n].key) {
+            so[slen++] = (char)opts[n].key;
+            if (arg)
+                so[slen++] = ':';
+        }
+    }
+    lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
+    lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
+    so[slen++] = 'h';
+    so[slen] = '\0';
+    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        int i = 0;
+
+        if (c == 'h')
+            return 1;
+        while (i < n && opt_val(opts, i) != c)
+            i++;
+        if (i == n || opt_store(&opts[i], optarg, variants) < 0)
+            return -EINVAL;
+    }
+    return optind == argc ? 0 : -EINVAL;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -170,24 +262,8 @@ void bench_json_machine(FILE *f)
     bench_cpu_model(cpu, sizeof cpu);
     bench_date(date, sizeof date);
     fputs("\"cpu\": ", f);
-    bench_json_str(f, cpu);
+    json_write_str(f, cpu);
     fprintf(f, ", \"cpus\": %d, \"date\": ", bench_ncpus());
-    bench_json_str(f, date);
+    json_write_str(f, date);
     fputs(", ", f);
-}
-
-void bench_json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s != '\0'; s++) {
-        unsigned char c = (unsigned char)*s;
-
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
 }

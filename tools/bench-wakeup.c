@@ -27,7 +27,6 @@
 #include "bench-util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -238,128 +237,152 @@ static void usage(FILE *f)
         "  -h, --help           this text\n", DEFAULT_WAITERS, DEFAULT_REPEAT);
 }
 
-int main(int argc, char **argv)
+/* The command line, parsed. */
+struct wake_opts {
+    unsigned long asked, repeat;    /* --threads, --repeat */
+    int sel[NVAR];                  /* variants to run */
+    bool json;
+};
+
+/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+static int parse_args(int argc, char **argv, struct wake_opts *o)
 {
-    static const struct option opts[] = {
-        {"threads", required_argument, NULL, 't'},
-        {"repeat", required_argument, NULL, 'r'},
-        {"variants", required_argument, NULL, 'V'},
-        {"json", no_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+    const struct bench_opt opts[] = {
+        { "threads", 't', BENCH_OPT_COUNT, &o->asked, 1, MAX_WAITERS },
+        { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
+        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
+        { NULL, 0, 0, NULL, 0, 0 },
     };
-    unsigned long ul;
-    int asked = DEFAULT_WAITERS, repeat = DEFAULT_REPEAT, sel[NVAR], c;
-    bool json = false;
+    const struct bench_variants variants = { variant_names, NVAR };
 
-    for (int v = 0; v < NVAR; v++)
-        sel[v] = 1;
-    while ((c = getopt_long(argc, argv, "t:r:V:jh", opts, NULL)) != -1) {
-        switch (c) {
-        case 't':
-            if (bench_parse_count(optarg, &ul) < 0 || ul > MAX_WAITERS)
-                goto bad;
-            asked = (int)ul;
-            break;
-        case 'r':
-            if (bench_parse_count(optarg, &ul) < 0 || ul > 1000)
-                goto bad;
-            repeat = (int)ul;
-            break;
-        case 'V':
-            if (bench_parse_names(optarg, variant_names, NVAR, sel) < 0)
-                goto bad;
-            break;
-        case 'j':
-            json = true;
-            break;
-        case 'h':
-            usage(stdout);
-            return 0;
-        default:
-            goto bad;
-        }
-    }
-    if (optind != argc)
-        goto bad;
+    return bench_getopt(argc, argv, opts, &variants);
+}
 
-    struct waiter *w = aligned_alloc(64, sizeof *w * (size_t)asked);
-    double (*res)[NVAR][3] = calloc((size_t)repeat, sizeof *res);
-    double col[1000];
-    int started[NVAR] = {0}, why[NVAR] = {0}, fewest = asked;
-    if (w == NULL || res == NULL || sem_init(&all_woken, 0, 0) != 0 ||
-        sem_init(&release, 0, 0) != 0) {
-        fprintf(stderr, "bench-wakeup: out of memory for %d waiters\n", asked);
-        return 1;
-    }
+/* What the runs found, per variant. */
+struct wake_results {
+    double (*res)[NVAR][3];     /* [round][variant]: run_round's three times */
+    int started[NVAR];          /* waiters that existed */
+    int why[NVAR];              /* pthread_create error that limited them */
+    int fewest;                 /* least started over the variants run */
+};
+
+/* Runs every selected variant. Returns 0, or -1 after saying why. */
+static int run_all(const struct wake_opts *o, struct waiter *w,
+                   struct wake_results *out)
+{
+    static double tmp[1000][3];     /* one variant's rounds */
+    int asked = (int)o->asked, repeat = (int)o->repeat;
+
+    out->fewest = asked;
     for (int v = 0; v < NVAR; v++) {
-        double tmp[1000][3];
-
-        if (!sel[v])
+        if (!o->sel[v])
             continue;
-        started[v] = run_variant(v, w, asked, repeat, tmp, &why[v]);
-        if (started[v] == 0)
-            return 1;
+        out->started[v] = run_variant(v, w, asked, repeat, tmp, &out->why[v]);
+        if (out->started[v] == 0)
+            return -1;
         for (int r = 0; r < repeat; r++)
-            memcpy(res[r][v], tmp[r], sizeof tmp[r]);
-        if (started[v] < fewest)
-            fewest = started[v];
+            memcpy(out->res[r][v], tmp[r], sizeof tmp[r]);
+        if (out->started[v] < out->fewest)
+            out->fewest = out->started[v];
     }
+    return 0;
+}
 
-    if (json) {
-        printf("{\"tool\": \"bench-wakeup\", ");
-        bench_json_machine(stdout);
-        printf("\"threads_requested\": %d, \"threads_started\": %d, "
-               "\"stack_bytes\": %d, \"repeat\": %d, \"results\": [",
-               asked, fewest, WAITER_STACK, repeat);
-    } else {
-        bench_print_machine(stdout, "bench-wakeup");
-        printf("threads: %d started of %d requested (%d KiB stacks)\n",
-               fewest, asked, WAITER_STACK >> 10);
-        printf("# ms from the first signal; median of %d rounds after 1 "
-               "warm-up\n", repeat);
-        printf("%-20s %8s %12s %12s %12s\n", "variant", "threads",
-               "last awake", "first awake", "signalling");
+/* The medians over the rounds of variant v's three times, in ms. */
+static void medians(const struct wake_results *wr, int v, int repeat,
+                    double med[3])
+{
+    double col[1000];
+
+    for (int k = 0; k < 3; k++) {
+        for (int r = 0; r < repeat; r++)
+            col[r] = wr->res[r][v][k] * 1e3;
+        med[k] = bench_median(col, repeat);     /* sorts col */
     }
+}
+
+static void print_json(const struct wake_opts *o,
+                       const struct wake_results *wr)
+{
+    double med[3];
+    int repeat = (int)o->repeat;
     bool first = true;
-    for (int v = 0; v < NVAR; v++) {
-        double med[3];
 
-        if (!sel[v])
+    printf("{\"tool\": \"bench-wakeup\", ");
+    bench_json_machine(stdout);
+    printf("\"threads_requested\": %lu, \"threads_started\": %d, "
+           "\"stack_bytes\": %d, \"repeat\": %d, \"results\": [",
+           o->asked, wr->fewest, WAITER_STACK, repeat);
+    for (int v = 0; v < NVAR; v++) {
+        if (!o->sel[v])
             continue;
-        for (int k = 0; k < 3; k++) {
-            for (int r = 0; r < repeat; r++)
-                col[r] = res[r][v][k] * 1e3;
-            if (json && k == 0) {
-                printf("%s{\"variant\": \"%s\", \"threads_started\": %d, "
-                       "\"last_awake_ms\": [", first ? "" : ", ",
-                       variant_names[v], started[v]);
-                for (int r = 0; r < repeat; r++)
-                    printf("%s%.4f", r ? ", " : "", col[r]);
-                printf("], ");
-            }
-            med[k] = bench_median(col, repeat);
-        }
-        if (json)
-            printf("\"median_last_awake_ms\": %.4f, \"median_first_awake_ms\": "
-                   "%.4f, \"median_signalling_ms\": %.4f}", med[0], med[1], med[2]);
-        else
-            printf("%-20s %8d %12.3f %12.3f %12.3f\n", variant_names[v],
-                   started[v], med[0], med[1], med[2]);
+        medians(wr, v, repeat, med);
+        printf("%s{\"variant\": \"%s\", \"threads_started\": %d, "
+               "\"last_awake_ms\": [", first ? "" : ", ", variant_names[v],
+               wr->started[v]);
+        for (int r = 0; r < repeat; r++)        /* round by round */
+            printf("%s%.4f", r ? ", " : "", wr->res[r][v][0] * 1e3);
+        printf("], \"median_last_awake_ms\": %.4f, \"median_first_awake_ms\": "
+               "%.4f, \"median_signalling_ms\": %.4f}", med[0], med[1], med[2]);
         first = false;
     }
-    if (json)
-        printf("]}\n");
+    printf("]}\n");
+}
+
+static void print_table(const struct wake_opts *o,
+                        const struct wake_results *wr)
+{
+    double med[3];
+
+    bench_print_machine(stdout, "bench-wakeup");
+    printf("threads: %d started of %lu requested (%d KiB stacks)\n",
+           wr->fewest, o->asked, WAITER_STACK >> 10);
+    printf("# ms from the first signal; median of %lu rounds after 1 "
+           "warm-up\n", o->repeat);
+    printf("%-20s %8s %12s %12s %12s\n", "variant", "threads",
+           "last awake", "first awake", "signalling");
+    for (int v = 0; v < NVAR; v++) {
+        if (!o->sel[v])
+            continue;
+        medians(wr, v, (int)o->repeat, med);
+        printf("%-20s %8d %12.3f %12.3f %12.3f\n", variant_names[v],
+               wr->started[v], med[0], med[1], med[2]);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct wake_opts o = { .asked = DEFAULT_WAITERS, .repeat = DEFAULT_REPEAT };
+    struct wake_results wr = { .res = NULL };
+    int rc;
+
     for (int v = 0; v < NVAR; v++)
-        if (why[v] != 0)
-            fprintf(json ? stderr : stdout, "note: %s fell back to %d threads: "
-                    "pthread_create: %s\n", variant_names[v], started[v],
-                    strerror(why[v]));
-    free(res);
+        o.sel[v] = 1;
+    if ((rc = parse_args(argc, argv, &o)) != 0) {
+        usage(rc > 0 ? stdout : stderr);
+        return rc > 0 ? 0 : 2;
+    }
+    struct waiter *w = aligned_alloc(64, sizeof *w * o.asked);
+    wr.res = calloc(o.repeat, sizeof *wr.res);
+    if (w == NULL || wr.res == NULL || sem_init(&all_woken, 0, 0) != 0 ||
+        sem_init(&release, 0, 0) != 0) {
+        fprintf(stderr, "bench-wakeup: out of memory for %lu waiters\n",
+                o.asked);
+        return 1;
+    }
+    if (run_all(&o, w, &wr) < 0)
+        return 1;
+    if (o.json)
+        print_json(&o, &wr);
+    else
+        print_table(&o, &wr);
+    for (int v = 0; v < NVAR; v++)
+        if (wr.why[v] != 0)
+            fprintf(o.json ? stderr : stdout, "note: %s fell back to %d "
+                    "threads: pthread_create: %s\n", variant_names[v],
+                    wr.started[v], strerror(wr.why[v]));
+    free(wr.res);
     free(w);
     return 0;
-
-bad:
-    usage(stderr);
-    return 2;
 }

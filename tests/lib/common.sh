@@ -1,47 +1,40 @@
 # tests/lib/common.sh -- helpers shared by the integration scripts
-# (tests/test-server-*.sh). Sourced, never run. Plain bash: the TCP side uses
-# bash's /dev/tcp and coreutils' timeout, so nothing beyond a fresh Debian
-# install is needed (no nc, no python).
+# (tests/test-server-*.sh, tests/test-clients.sh). Sourced, never run. Plain
+# bash: the TCP side uses bash's /dev/tcp and coreutils' timeout, so nothing
+# beyond a fresh Debian install is needed (no nc, no python).
 #
 #   ok/not_ok/check/expect_*    one "ok - ..." or "not ok - ..." line each
-#   start_server MODE [ARGS]    ssnserver-MODE -p 0; sets SRV_PID, SRV_PORT
+#   start_server MODE [ARGS]    $BIN/ssnserver-MODE -p 0; sets SRV_PID, SRV_PORT
 #   stop_server PID [SIG]       signal, wait (bounded); sets STOP_RC
+#   srv_running/srv_signal/srv_wait_gone   from tests/lib/server.sh
 #   converse PORT REQ OUT       one connection: send file REQ, save replies
 #   open_conn/send_line/read_line/close_conn   a connection in this shell
 #   model_*                     the expected store, kept in bash
 #   finish                      the count line; exits 0 only if all passed
 #
-# Only servers started here are ever signalled, by PID; an EXIT trap stops
-# any still running and removes the scratch directory.
+# Servers are started and stopped by tests/lib/server.sh: only servers
+# started here are ever signalled, by PID, and its EXIT trap stops any still
+# running, then removes the scratch directory.
 
 set -u
 export LC_ALL=C                 # bytewise sort, printf widths in bytes
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+source tests/lib/server.sh      # sets BIN (default bin) and the traps
 
-BIN=${BIN:-bin}
 TESTS_PASSED=0
 TESTS_FAILED=0
-SERVER_PIDS=()
+SERVERS_STARTED=0               # names each server's .out and .err files
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ssntest.XXXXXX") || exit 1
 
 HEAD_LINE=$(printf '_%.0s' {1..50})
 TAIL_LINE=$(printf -- '-%.0s' {1..50})
 SHA_EMPTY=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855
 
-cleanup() {
-    local pid
-    for pid in "${SERVER_PIDS[@]}"; do
-        signal_server TERM "$pid"
-    done
-    for pid in "${SERVER_PIDS[@]}"; do
-        wait_gone "$pid" 2 || signal_server KILL "$pid"
-    done
+remove_test_tmp() {
     rm -rf "$TEST_TMP"
 }
-trap cleanup EXIT
-trap 'exit 130' INT            # so that cleanup runs on ^C or a kill too
-trap 'exit 143' TERM
+srv_on_exit remove_test_tmp
 
 # ---- reporting ---------------------------------------------------------
 
@@ -111,66 +104,23 @@ finish() {
 now() { echo "${EPOCHREALTIME/[.,]/}"; }
 elapsed_ms() { echo $(( ($(now) - $1) / 1000 )); }
 
-# ---- processes ---------------------------------------------------------
+# ---- servers -------------------------------------------------------------
 
-# 0 while pid is a server this shell started and it has not exited (a
-# zombie has). Checking parent and name means a PID that was reaped and
-# then reused by some other process is never taken for ours.
-proc_running() {
-    local comm state ppid
-    read -r _ comm state ppid _ 2>/dev/null <"/proc/$1/stat" || return 1
-    [[ $ppid == "$$" && $comm == "(ssnserver"* && $state != Z ]]
-}
-
-# Like proc_running without the name: a child just forked has not yet
-# become ssnserver (exec), but has not exited either.
-proc_alive() {
-    local state ppid
-    read -r _ _ state ppid _ 2>/dev/null <"/proc/$1/stat" || return 1
-    [[ $ppid == "$$" && $state != Z ]]
-}
-
-# signal_server SIG PID: only to a running server of ours.
-signal_server() {
-    proc_running "$2" && kill "-$1" "$2" 2>/dev/null
-}
-
-# wait_gone PID SECONDS: 0 when pid exited within SECONDS (may be "2.5").
-wait_gone() {
-    local s=${2%.*} f=0
-    [[ $2 == *.* ]] && f=${2#*.}
-    f=${f}000000
-    local deadline=$(( $(now) + s * 1000000 + 10#${f:0:6} ))
-    while proc_running "$1"; do
-        [[ $(now) -lt $deadline ]] || return 1
-        sleep 0.02
-    done
-    return 0
-}
-
-# start_server MODE [ARGS...]: starts bin/ssnserver-MODE -p 0 ARGS, waits
+# start_server MODE [ARGS...]: starts $BIN/ssnserver-MODE -p 0 ARGS, waits
 # up to 5 s for "listening on 127.0.0.1:PORT" and sets SRV_PID, SRV_PORT,
 # SRV_OUT and SRV_ERR. Returns 1 (with a not-ok line) when it never listens.
 start_server() {
-    local mode=$1 n=${#SERVER_PIDS[@]} line=""
+    local mode=$1 n=$SERVERS_STARTED
     shift
     SRV_OUT=$TEST_TMP/server$n.out
     SRV_ERR=$TEST_TMP/server$n.err
-    SRV_PORT=""
-    "$BIN/ssnserver-$mode" -p 0 "$@" >"$SRV_OUT" 2>"$SRV_ERR" </dev/null &
-    SRV_PID=$!
-    SERVER_PIDS+=("$SRV_PID")
-    local deadline=$(( $(now) + 5000000 ))
-    while [[ $(now) -lt $deadline ]]; do
-        IFS= read -r line <"$SRV_OUT" || line=""
-        if [[ $line =~ ^listening\ on\ 127\.0\.0\.1:([0-9]+)$ ]]; then
-            SRV_PORT=${BASH_REMATCH[1]}
-            return 0
-        fi
-        proc_alive "$SRV_PID" || break
-        sleep 0.02
-    done
-    not_ok "$mode: server starts and prints its port (first line: '$line')"
+    SERVERS_STARTED=$((n + 1))
+    if srv_start "$SRV_OUT" "$SRV_ERR" 5 "$BIN/ssnserver-$mode" -p 0 "$@"; then
+        [[ $SRV_ADDR == 127.0.0.1 ]] && return 0
+        SRV_LINE="listening on $SRV_ADDR:$SRV_PORT"     # not loopback
+        srv_stop "$SRV_PID"
+    fi
+    not_ok "$mode: server starts and prints its port (first line: '$SRV_LINE')"
     sed 's/^/#   stderr: /' "$SRV_ERR" | head -n 5
     return 1
 }
@@ -178,16 +128,9 @@ start_server() {
 # stop_server PID [SIGNAL]: sends SIGNAL (TERM), waits up to 3 s and reaps
 # it. STOP_RC is its exit status, or "timeout" (it is then killed).
 stop_server() {
-    local pid=$1 sig=${2:-TERM}
-    signal_server "$sig" "$pid"
-    if wait_gone "$pid" 3; then
-        wait "$pid" 2>/dev/null
-        STOP_RC=$?
-    else
-        signal_server KILL "$pid"
-        wait "$pid" 2>/dev/null
-        STOP_RC=timeout
-    fi
+    srv_stop "$1" "${2:-TERM}" 3
+    STOP_RC=$SRV_RC
+    [[ $SRV_HOW != killed ]] || STOP_RC=timeout
 }
 
 # ---- talking TCP -------------------------------------------------------
