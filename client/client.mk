@@ -5,8 +5,9 @@
 
 CLIENT_LIB_SRCS := client/names.c client/gen.c client/expect.c \
                    client/cliutil.c client/net.c client/frame.c \
-                   client/source.c client/pipeline.c client/ctl.c \
-                   client/preload.c
+                   client/source.c client/pipeline.c \
+                   client/pipeline_sender.c client/pipeline_reader.c \
+                   client/ctl.c client/preload.c
 CLIENT_LIB_OBJS := $(CLIENT_LIB_SRCS:%.c=$(BUILD)/%.o) \
                    $(BUILD)/client/lastnames_data.o
 CLIENT_LIB      := $(BUILD)/libssnclient.a

@@ -1,5 +1,5 @@
 /* check_rbtree_checker.c -- unit tests for rb_check() of common/rbtree.c
- * (the rest of the tree is in check_rbtree.c).
+ * (the rest of the tree is in check_rbtree.c and check_rbtree_random.c).
  *
  *   checker: valid trees corrupted by hand in one way each, for which
  *            rb_check() must return the exact documented string, and

@@ -1,8 +1,9 @@
 /* rbtest.h -- helpers shared by the red-black tree's unit tests
- * (check_rbtree.c, check_rbtree_checker.c): a test record with its node and
- * key comparators, the search + link + colour insert every caller of the
- * tree writes, a seeded PRNG and tree-building and inspection helpers.
- * static inline so each test file takes only what it uses. */
+ * (check_rbtree.c, check_rbtree_random.c, check_rbtree_checker.c): a test
+ * record with its node and key comparators, the search + link + colour
+ * insert every caller of the tree writes, a seeded PRNG and tree-building
+ * and inspection helpers. static inline so each test file takes only what
+ * it uses. */
 #ifndef SSN_TESTS_RBTEST_H
 #define SSN_TESTS_RBTEST_H
 
