@@ -114,3 +114,16 @@ void ob_truncate(struct outbuf *ob, size_t len)
     if (len < ob->len)
         ob->len = len;
 }
+
+void ob_shrink(struct outbuf *ob, size_t cap)
+{
+    if (cap < ob->len)
+        cap = ob->len;
+    if (cap == 0 || cap >= ob->cap)
+        return;
+    char *p = realloc(ob->buf, cap);
+    if (p) {
+        ob->buf = p;
+        ob->cap = cap;
+    }
+}

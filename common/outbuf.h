@@ -38,4 +38,8 @@ void ob_consume(struct outbuf *ob, size_t n);
 /* Cuts the contents back to len bytes (a mark taken earlier). */
 void ob_truncate(struct outbuf *ob, size_t len);
 
+/* Gives memory back: the capacity drops to cap, or to len if that is more.
+ * A failed realloc leaves the buffer as it was. */
+void ob_shrink(struct outbuf *ob, size_t cap);
+
 #endif

@@ -21,6 +21,7 @@
 #define PROTO_END_LINE      "END\n"
 #define PROTO_ERR_PREFIX    "Error: "   /* every error reply starts so */
 #define PROTO_ERR_NOMEM_LINE "Error: out of memory\n"
+#define PROTO_ERR_LIMIT_LINE "Error: output limit exceeded\n"
 
 enum proto_cmd {
     PROTO_BLANK,                /* empty or all blanks: no reply at all */

@@ -117,24 +117,43 @@ static int digest_one(const struct entry *e, void *arg)
     return 0;
 }
 
-/* Hashing happens under the lock: it is CPU work on data the lock guards,
- * with no I/O and no allocation (see docs/LESSONS.md on the context), but
- * O(n) while every other session waits. */
-static void cmd_digest(struct session *s)
+/* Hashes the whole store into hex; the caller holds the store. */
+static int digest_locked(struct session *s, char *hex)
 {
     struct digest_walk w = { .d = s->digest, .len = 0 };
-    char hex[DIGEST_HEX_LEN + 1];
     int rc = digest_begin(w.d);
 
-    if (cmd_store_enter(s, STORE_READ))
-        return;
     if (rc == 0) {
         store_foreach_locked(s->store, digest_one, &w);
         rc = digest_update(w.d, w.buf, w.len);
     }
-    cmd_store_leave(s, STORE_READ);
     if (rc == 0)
         rc = digest_end(w.d, hex);
+    return rc;
+}
+
+/* Hashing happens under the lock: it is CPU work on data the lock guards,
+ * with no I/O and no allocation (see docs/LESSONS.md on the context), but
+ * O(n) while every other session waits. So it happens once per change of
+ * the store: the result is kept with the version it belongs to, and a
+ * DIGEST of an unchanged store copies it (the store's cache may be written
+ * under a read access: every mode's lock is exclusive). */
+static void cmd_digest(struct session *s)
+{
+    struct store *st = s->store;
+    char hex[DIGEST_HEX_LEN + 1];
+    int rc = 0;
+
+    if (cmd_store_enter(s, STORE_READ))
+        return;
+    if (!st->digest_valid || st->digest_version != st->version) {
+        rc = digest_locked(s, st->digest_hex);
+        st->digest_valid = rc == 0;
+        st->digest_version = st->version;
+    }
+    if (rc == 0)
+        memcpy(hex, st->digest_hex, sizeof(hex));
+    cmd_store_leave(s, STORE_READ);
     if (rc == 0)
         reply_printf(s, "%s\n", hex);
     else

@@ -1,10 +1,13 @@
 /* print.c -- PRINT's two strategies (print.h), named by the lock policy
  * rows in lockmode.c. This is where fine and buffered differ: fine writes to
  * the client while holding the store lock, so one slow reader stalls every
- * other client; buffered pays memory to release the lock before writing.
+ * other client; buffered pays memory to release the lock before writing,
+ * and shares that memory among everyone who prints an unchanged store
+ * (listing.h).
  */
 #include "commands.h"
 #include "entry.h"
+#include "listing.h"
 #include "print.h"
 #include "reply.h"
 #include "session.h"
@@ -55,23 +58,29 @@ int print_while_walking(struct session *s)
 
 /* ---- after unlocking ---------------------------------------------------- */
 
-static int format_one(const struct entry *e, void *arg)
-{
-    struct session *s = arg;
-    char line[ENTRY_LINE_MAX];
-    size_t n = entry_format_print(e, line);
-
-    reply_put(s, line, n);
-    return reply_failed(s);             /* out of memory: stop walking */
-}
-
 int print_after_unlock(struct session *s)
 {
+    struct listing *l, *stale;
+    int rc;
+
     if (cmd_store_enter(s, STORE_READ))
         return 0;
-    reply_puts(s, ENTRY_PRINT_HEAD);
-    store_foreach_locked(s->store, format_one, s);
-    reply_puts(s, ENTRY_PRINT_TAIL);
+    l = listing_get_locked(s->store, &stale);   /* may update the cache */
     cmd_store_leave(s, STORE_READ);
-    return 0;                   /* the driver writes it, lock released */
+    listing_put(stale);                         /* freed outside the lock */
+
+    if (!l) {
+        reply_puts(s, PROTO_ERR_NOMEM_LINE);
+        return 0;
+    }
+    if (s->out.limit && l->len > s->out.limit) {
+        reply_limit_exceeded(s);
+        listing_put(l);
+        return 0;
+    }
+    rc = reply_send_now(s);                     /* earlier replies first */
+    if (rc == 0)
+        rc = s->io.send(s->io.arg, l->data, l->len);
+    listing_put(l);
+    return rc;
 }

@@ -14,8 +14,11 @@ struct session;
  * not be written to (the session then ends). */
 int print_while_walking(struct session *s);
 
-/* Formats the whole listing into the session's output under the lock; the
- * driver writes it after the lock is released. Returns 0. */
+/* Formats the whole listing under the lock (or takes the one already
+ * formatted, when the store has not changed), and sends it after the lock
+ * is released. Returns 0, or -errno when the client could not be written
+ * to. A listing larger than the session's output limit is refused with the
+ * limit's error. */
 int print_after_unlock(struct session *s);
 
 #endif

@@ -2,10 +2,11 @@
  * for session.c, commands.c and print.c.
  *
  * The session brackets each request with reply_begin and reply_end. Between
- * them, parts are appended; if any part cannot be (out of memory, or a
- * future output limit), reply_end cuts the reply back to where it began and
- * puts "Error: out of memory" in its place, so a client never sees a
- * truncated block that looks complete and never loses count of replies.
+ * them, parts are appended; if any part cannot be, reply_end cuts the reply
+ * back to where it began and puts one error line in its place: "Error: out
+ * of memory", or "Error: output limit exceeded" (and the session ends). So
+ * a client never sees a truncated block that looks complete and never loses
+ * count of replies.
  */
 #ifndef SSN_REPLY_H
 #define SSN_REPLY_H
@@ -24,6 +25,10 @@ void reply_printf(struct session *s, const char *fmt, ...)
 
 /* 1 when a part of the current reply has been lost (stop producing it). */
 int reply_failed(const struct session *s);
+
+/* The current reply is over the session's output limit: reply_end
+ * replaces it with the limit's error and ends the session. */
+void reply_limit_exceeded(struct session *s);
 
 /* Sends everything buffered now, through the driver (session_flush). */
 int reply_send_now(struct session *s);

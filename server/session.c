@@ -70,8 +70,8 @@ void reply_begin(struct session *s)
 
 void reply_put(struct session *s, const void *data, size_t len)
 {
-    if (!s->reply_failed && ob_append(&s->out, data, len))
-        s->reply_failed = 1;
+    if (!s->reply_failed)
+        s->reply_failed = ob_append(&s->out, data, len);
 }
 
 void reply_puts(struct session *s, const char *str)
@@ -86,14 +86,18 @@ void reply_printf(struct session *s, const char *fmt, ...)
     if (s->reply_failed)
         return;
     va_start(ap, fmt);
-    if (ob_vprintf(&s->out, fmt, ap))
-        s->reply_failed = 1;
+    s->reply_failed = ob_vprintf(&s->out, fmt, ap);
     va_end(ap);
 }
 
 int reply_failed(const struct session *s)
 {
-    return s->reply_failed;
+    return s->reply_failed != 0;
+}
+
+void reply_limit_exceeded(struct session *s)
+{
+    s->reply_failed = -ENOBUFS;
 }
 
 int reply_send_now(struct session *s)
@@ -103,18 +107,24 @@ int reply_send_now(struct session *s)
     return rc;
 }
 
-/* One reply per request: a reply that lost a part is replaced whole. The
- * error line needs 21 bytes; if even that cannot be had, what is buffered
- * goes to the client first, after which the buffer's own capacity (at
- * least SESSION_OUT_INITIAL) holds it without allocating. */
+/* One reply per request: a reply that lost a part is replaced whole. If
+ * even the error line cannot be appended, what is buffered goes to the
+ * client first, after which the buffer's own capacity (at least
+ * SESSION_OUT_INITIAL) holds it without allocating. */
 void reply_end(struct session *s)
 {
+    const char *err = PROTO_ERR_NOMEM_LINE;
+
     if (!s->reply_failed)
         return;
+    if (s->reply_failed == -ENOBUFS) {
+        err = PROTO_ERR_LIMIT_LINE;
+        s->output_limited = 1;
+        s->ending = 1;
+    }
     ob_truncate(&s->out, s->reply_mark);
-    if (ob_puts(&s->out, PROTO_ERR_NOMEM_LINE) &&
-        reply_send_now(s) == 0)
-        ob_puts(&s->out, PROTO_ERR_NOMEM_LINE);
+    if (ob_puts(&s->out, err) && reply_send_now(s) == 0)
+        ob_puts(&s->out, err);
     s->reply_failed = 0;
 }
 
@@ -201,7 +211,14 @@ int session_flush(struct session *s)
     if (s->out.len)
         rc = s->io.send(s->io.arg, s->out.buf, s->out.len);
     s->out.len = 0;
+    if (s->out.cap > SESSION_OUT_SHRINK)
+        ob_shrink(&s->out, SESSION_OUT_INITIAL);
     if (rc)
         s->ending = 1;
     return rc;
+}
+
+void session_set_output_limit(struct session *s, size_t limit)
+{
+    s->out.limit = limit;
 }

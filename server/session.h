@@ -26,6 +26,9 @@ struct store;
 
 #define SESSION_OUT_INITIAL     4096    /* reply buffer to start with */
 #define SESSION_OUT_HIGH_WATER  65536   /* send mid-batch beyond this */
+#define SESSION_OUT_SHRINK      (4 * SESSION_OUT_HIGH_WATER)
+                                        /* give back a buffer grown past
+                                           this once it is sent */
 
 /* The driver's side. send writes all of data to the client before it
  * returns, and returns 0 or -errno. */
@@ -43,7 +46,10 @@ struct session {
     struct linereader in;       /* bytes received, split into requests */
     struct outbuf out;          /* replies not yet sent */
     size_t reply_mark;          /* out.len where the current reply began */
-    int reply_failed;           /* a part of the current reply was lost */
+    int reply_failed;           /* -ENOMEM or -ENOBUFS when a part of the
+                                   current reply was lost, else 0 */
+    int output_limited;         /* a reply went over out.limit: the session
+                                   ended (the driver logs and counts it) */
     struct digest *digest;      /* this session's own SHA-256 context */
     struct entry *spare;        /* made outside the lock, for the next ADD */
     struct entry req;           /* the current request's fields */
@@ -81,7 +87,13 @@ const char *session_output(const struct session *s, size_t *len);
 void session_output_sent(struct session *s, size_t n);
 
 /* Sends every reply not yet sent through io.send. Returns 0 or -errno; on
- * error the session is ending and the output is dropped. */
+ * error the session is ending and the output is dropped. A buffer that grew
+ * past SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL. */
 int session_flush(struct session *s);
+
+/* The most bytes of replies the session may hold unsent (0: no limit). A
+ * reply that would go over it is replaced by "Error: output limit
+ * exceeded" and the session ends. */
+void session_set_output_limit(struct session *s, size_t limit);
 
 #endif

@@ -1,28 +1,36 @@
 /* store.c -- people kept in a red-black tree keyed by (last, first), and the
- * mutex that guards them (store.h). The policy (lockmode.c) decides when the
- * mutex is taken; every _locked function asserts it is held as the policy
+ * lock that guards them (store.h). The policy (lockmode.c) decides when the
+ * lock is taken; every _locked function asserts it is held as the policy
  * requires. Nothing here allocates under the lock: entries are made and
  * freed by the session, outside it.
  *
- * The tree is searched here and then linked and recoloured (rbtree.h), so
- * the race window of the lab sits in this file, between the search and the
- * relinking, and not in the generic tree.
+ * The store lock is a FIFO lock made of a short-held mutex and one
+ * condition per waiter (store.h says why). The tree is searched here and
+ * then linked and recoloured (rbtree.h), so the race window of the lab sits
+ * in this file, between the search and the relinking, not in the tree.
  */
 #include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <openssl/crypto.h>
+#include "listing.h"
 #include "lockmode.h"
 #include "store.h"
 
 int store_init(struct store *st, const struct lock_policy *policy)
 {
-    int rc = pthread_mutex_init(&st->lock, NULL);
+    int rc = pthread_mutex_init(&st->handoff, NULL);
     if (rc)
         return -rc;
+    st->held = 0;
+    st->first = st->last = NULL;
     atomic_init(&st->owner, 0);
     st->policy = policy;
     rb_init(&st->tree);
+    st->version = 0;
+    atomic_init(&st->entries, 0);
+    st->digest_valid = 0;
+    st->listing = NULL;
     st->pause = NULL;
     st->pause_arg = NULL;
     return 0;
@@ -38,28 +46,69 @@ void store_destroy(struct store *st)
         store_entry_free(RB_ENTRY(n, struct entry, node));
         n = next;
     }
-    pthread_mutex_destroy(&st->lock);
+    listing_put(st->listing);
+    st->listing = NULL;
+    pthread_mutex_destroy(&st->handoff);
+}
+
+/* Queues behind the threads already waiting; handoff is held on entry and
+ * on return. Returns 0 once the lock was handed over, or -errno. */
+static int wait_turn(struct store *st)
+{
+    struct store_waiter w = { .granted = 0, .next = NULL };
+    int rc = pthread_cond_init(&w.wake, NULL);
+
+    if (rc)
+        return -rc;
+    if (st->last)
+        st->last->next = &w;
+    else
+        st->first = &w;
+    st->last = &w;
+    while (!w.granted && rc == 0)
+        rc = pthread_cond_wait(&w.wake, &st->handoff);
+    pthread_cond_destroy(&w.wake);
+    return -rc;     /* a failed wait leaves w queued: the lock is broken */
 }
 
 int store_lock(struct store *st)
 {
-    int rc = pthread_mutex_lock(&st->lock);
+    int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
         return -rc;
-    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
-                          memory_order_relaxed);
-    return 0;
+    if (st->held || st->first)
+        rc = wait_turn(st);             /* held stays 1: handed over */
+    else
+        st->held = 1;
+    pthread_mutex_unlock(&st->handoff);
+    if (rc == 0)
+        atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                              memory_order_relaxed);
+    return rc;
 }
 
 int store_unlock(struct store *st)
 {
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
-    int rc = pthread_mutex_unlock(&st->lock);
+    int rc = pthread_mutex_lock(&st->handoff);
+    if (rc)
+        return -rc;
+    struct store_waiter *w = st->first;
+    if (w) {                            /* hand over: held stays 1 */
+        st->first = w->next;
+        if (!st->first)
+            st->last = NULL;
+        w->granted = 1;
+        rc = pthread_cond_signal(&w->wake);
+    } else {
+        st->held = 0;
+    }
+    pthread_mutex_unlock(&st->handoff);
     return -rc;
 }
 
 /* Only the holder ever writes its own id into owner, so a thread reads its
- * own id there exactly when it holds the mutex. */
+ * own id there exactly when it holds the lock. */
 int store_lock_owned(const struct store *st)
 {
     return atomic_load_explicit(&st->owner, memory_order_relaxed) ==
@@ -101,14 +150,23 @@ static int delete_locked(struct store *st, struct store_mutation *m)
 
 int store_apply_locked(struct store *st, struct store_mutation *m)
 {
+    int rc = -EINVAL;
+
     STORE_ASSERT_HELD(st);
     switch (m->op) {
     case STORE_ADD:
-        return add_locked(st, m->entry);
+        rc = add_locked(st, m->entry);
+        break;
     case STORE_DELETE:
-        return delete_locked(st, m);
+        rc = delete_locked(st, m);
+        break;
     }
-    return -EINVAL;
+    if (rc == 0) {
+        st->version++;
+        atomic_store_explicit(&st->entries, st->tree.count,
+                              memory_order_relaxed);
+    }
+    return rc;
 }
 
 const struct entry *store_find_locked(const struct store *st,

@@ -1,7 +1,7 @@
 /* store.h -- the people: entries in a red-black tree keyed by (last, first),
  * and the lock that guards them.
  *
- * The store owns its mutex but does not decide when it is taken: the lock
+ * The store owns its lock but does not decide when it is taken: the lock
  * policy does (lockmode.h), through store_lock/store_unlock. Every function
  * ending in _locked expects the caller to hold the store as the policy
  * defines it, and asserts so (in nolock and serial no lock exists, and the
@@ -17,9 +17,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include "digest.h"
 #include "entry.h"
 #include "rbtree.h"
 
+struct listing;
 struct lock_policy;
 
 /* What a store operation does to the people, for the lock hooks. */
@@ -28,14 +30,42 @@ enum store_access {
     STORE_WRITE,
 };
 
+/* A thread waiting for the store lock: queued in arrival order. */
+struct store_waiter {
+    pthread_cond_t wake;        /* signalled when the lock is handed over */
+    int granted;                /* protected by handoff */
+    struct store_waiter *next;  /* protected by handoff */
+};
+
 struct store {
-    /* lock guards tree and every entry linked into it. When it is taken
-     * and for how long is the policy's choice. */
-    pthread_mutex_t lock;
-    atomic_ulong owner;         /* the pthread_t holding lock, 0 when none;
-                                   written only by the holder */
+    /* The store lock guards tree, version, the caches below and every entry
+     * linked into the tree. When it is taken and for how long is the
+     * policy's choice. It is a FIFO lock: store_unlock hands it straight to
+     * the longest waiter, so a session that releases it and asks again
+     * queues behind everyone already waiting (a plain mutex would let it
+     * barge in again and starve them). handoff, a short-held mutex, guards
+     * only the lock's own state: held and the waiter queue. */
+    pthread_mutex_t handoff;
+    int held;                   /* protected by handoff */
+    struct store_waiter *first, *last;  /* waiters; protected by handoff */
+    atomic_ulong owner;         /* the pthread_t holding the store lock, 0
+                                   when none; written only by the holder */
     const struct lock_policy *policy;   /* set once by store_init */
-    struct rb_tree tree;        /* protected by lock */
+
+    struct rb_tree tree;        /* protected by the store lock */
+    unsigned long version;      /* changes with every applied mutation;
+                                   protected by the store lock */
+    atomic_size_t entries;      /* tree.count, copied under the lock after
+                                   each mutation, for readers that must not
+                                   wait for the lock (SIGUSR1's STATS) */
+
+    /* Results that stay true while version does not change; protected by
+     * the store lock. Repeated DIGESTs of an unchanged store do not rehash
+     * it, and buffered PRINTs share one formatted listing (listing.h). */
+    int digest_valid;
+    unsigned long digest_version;
+    char digest_hex[DIGEST_HEX_LEN + 1];
+    struct listing *listing;    /* one reference is the store's */
 
     /* The race window of docs/RACES.md: called, when set, inside every
      * insert and delete between finding the place and relinking. Set once
@@ -57,17 +87,18 @@ struct store_mutation {
                                    caller to free after leaving the store */
 };
 
-/* Returns 0, or -errno when the mutex cannot be made. */
+/* Returns 0, or -errno when the lock cannot be made. */
 int store_init(struct store *st, const struct lock_policy *policy);
 
 /* Frees every entry. Only when no session can touch the store. */
 void store_destroy(struct store *st);
 
-/* The mutex, for the lock policy's hooks. Each returns 0 or -errno. */
+/* The store lock, for the lock policy's hooks: FIFO, not recursive. Each
+ * returns 0 or -errno. */
 int store_lock(struct store *st);
 int store_unlock(struct store *st);
 
-/* 1 when the calling thread holds st->lock. */
+/* 1 when the calling thread holds the store lock. */
 int store_lock_owned(const struct store *st);
 
 /* Applies one mutation. Returns 0; -EEXIST for an ADD whose name is present

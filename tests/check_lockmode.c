@@ -12,6 +12,7 @@
 #include "suites.h"
 #include "sessiontest.h"
 #include "timeutil.h"
+#include "../server/listing.h"
 
 /* ---- the table itself --------------------------------------------------- */
 
@@ -152,13 +153,34 @@ START_TEST(test_lockmode_buffered_prints_after_unlocking)
 {
     session_start_mode(LOCK_MODE_BUFFERED, 0);
     fill(500);
+    ck_assert_str_eq(talk("COUNT\n"), "500\n");
     capture_reset();
-    session_input(sess, "PRINT\n", 6);
-    ck_assert_int_eq(cap.sends, 0);             /* nothing sent in the walk */
-    session_flush(sess);                        /* the driver, lock released */
-    ck_assert_int_eq(cap.sends, 1);
+    session_input(sess, "COUNT\nPRINT\n", 12);
+    /* The COUNT before it, then the whole listing in one send, both after
+     * the lock was released. */
+    ck_assert_int_eq(cap.sends, 2);
     ck_assert_int_eq(cap.sends_locked, 0);
     ck_assert_uint_gt(cap.len, 500 * 51);
+    ck_assert_int_eq(memcmp(cap.buf, "500\n" ENTRY_PRINT_HEAD, 55), 0);
+    session_stop();
+}
+END_TEST
+
+/* An unchanged store's listing is formatted once and shared; a change
+ * makes the next PRINT format a new one. */
+START_TEST(test_lockmode_buffered_listing_shared_until_change)
+{
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    fill(50);
+    talk("PRINT\n");
+    struct listing *first = test_store.listing;
+    ck_assert_ptr_nonnull(first);
+    ck_assert_int_eq(atomic_load(&first->refs), 1);     /* the cache's */
+    talk("PRINT\n");
+    ck_assert_ptr_eq(test_store.listing, first);
+    talk("DELETE p0000 Smith\nPRINT\n");
+    ck_assert_ptr_ne(test_store.listing, first);
+    ck_assert_ptr_null(strstr(cap.buf, "p0000"));
     session_stop();
 }
 END_TEST
@@ -221,6 +243,7 @@ static Suite *lockmode_suite(void)
 
     tcase_add_test(print, test_lockmode_fine_prints_under_the_lock);
     tcase_add_test(print, test_lockmode_buffered_prints_after_unlocking);
+    tcase_add_test(print, test_lockmode_buffered_listing_shared_until_change);
     tcase_add_loop_test(print, test_lockmode_streaming_modes_print, 0, 3);
     tcase_add_test(print, test_lockmode_print_same_in_every_mode);
 

@@ -6,6 +6,8 @@
  * request when memory runs out. Each mode's PRINT is in check_lockmode.c. */
 #include <errno.h>
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/resource.h>
 #include "suites.h"
 #include "sessiontest.h"
 #include "proto.h"
@@ -205,39 +207,81 @@ static void fill(int n)
     }
 }
 
-/* A PRINT that cannot be buffered whole is one error line, never a cut
- * listing, and the requests after it still get their own replies. */
+/* PRINT when memory runs out while formatting the listing: one error
+ * line, never a cut listing, and the requests after it still get their own
+ * replies. The address-space limit makes the listing's growing buffer
+ * (mmap-sized after a few doublings) fail for real; this test runs in its
+ * own process (check's fork mode). */
 START_TEST(test_session_out_of_memory_is_one_reply)
 {
+    struct rlimit rl;
+    long pages;
+    FILE *f;
+
     session_stop();
     session_start_mode(LOCK_MODE_BUFFERED, 0);
-    fill(200);                          /* about 10 KB of PRINT */
-    sess->out.limit = SESSION_OUT_INITIAL;
+    fill(4000);                         /* a listing of about 200 KB */
+    f = fopen("/proc/self/statm", "r");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fscanf(f, "%ld", &pages), 1);
+    fclose(f);
+    rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE)
+                                + 64 * 1024;
+    ck_assert_int_eq(setrlimit(RLIMIT_AS, &rl), 0);
     ck_assert_str_eq(talk("COUNT\nPRINT\nCOUNT\n"),
-                     "200\nError: out of memory\n200\n");
+                     "4000\nError: out of memory\n4000\n");
+    ck_assert_int_eq(sess->ending, 0);
 }
 END_TEST
 
-/* Even when the error line itself does not fit behind earlier replies, it
- * is sent whole, after them. */
-START_TEST(test_session_out_of_memory_after_full_buffer)
+/* A reply over the output limit is replaced by the limit's error, even
+ * when that line does not fit behind earlier replies (they are sent
+ * first), and the session ends there. */
+START_TEST(test_session_output_limit_ends_session)
 {
     enum { N = 1019 };                  /* 4076 bytes of "200\n": no room
-                                           for 21 more under the limit */
+                                           for 29 more under the limit */
     static char batch[N * 6 + 32], want[N * 4 + 64];
 
     session_stop();
     session_start_mode(LOCK_MODE_BUFFERED, 0);
     fill(200);
-    sess->out.limit = SESSION_OUT_INITIAL;
+    session_set_output_limit(sess, SESSION_OUT_INITIAL);
     for (int i = 0; i < N; i++) {
         memcpy(batch + 6 * i, "COUNT\n", 6);
         memcpy(want + 4 * i, "200\n", 4);
     }
-    strcpy(batch + 6 * N, "PRINT\nCOUNT\n");
-    strcpy(want + 4 * N, "Error: out of memory\n200\n");
+    strcpy(batch + 6 * N, "HELP\nCOUNT\n");
+    strcpy(want + 4 * N, "Error: output limit exceeded\n");
     ck_assert_str_eq(talk(batch), want);
     ck_assert_int_eq(cap.sends, 2);     /* the full buffer went out first */
+    ck_assert_int_eq(sess->ending, 1);  /* and the COUNT was not answered */
+    ck_assert_int_eq(sess->output_limited, 1);
+}
+END_TEST
+
+/* A PRINT listing larger than the limit is refused the same way. */
+START_TEST(test_session_print_over_output_limit)
+{
+    session_stop();
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    fill(200);                          /* about 10 KB */
+    session_set_output_limit(sess, SESSION_OUT_INITIAL);
+    ck_assert_str_eq(talk("COUNT\nPRINT\nCOUNT\n"),
+                     "200\nError: output limit exceeded\n");
+    ck_assert_int_eq(sess->output_limited, 1);
+}
+END_TEST
+
+/* A buffer that grew is given back once sent. (Large replies do not grow
+ * it in this driver: PRINT streams or shares one listing, and a batch is
+ * sent every SESSION_OUT_HIGH_WATER bytes; this is the safety net.) */
+START_TEST(test_session_buffer_shrinks_after_large_reply)
+{
+    ck_assert_int_eq(ob_reserve(&sess->out, 4 * SESSION_OUT_SHRINK), 0);
+    ck_assert_uint_gt(sess->out.cap, SESSION_OUT_SHRINK);
+    ck_assert_str_eq(talk("COUNT\n"), "0\n");
+    ck_assert_uint_eq(sess->out.cap, SESSION_OUT_INITIAL);
 }
 END_TEST
 
@@ -260,11 +304,13 @@ static Suite *session_suite(void)
     tcase_add_test(core, test_session_done_is_quit);
     tcase_add_test(core, test_session_quiet_drops_ok_and_bye);
     tcase_add_test(core, test_session_high_water_sends_mid_batch);
+    tcase_add_test(core, test_session_buffer_shrinks_after_large_reply);
 
     tcase_add_checked_fixture(errors, setup_fine, teardown);
     tcase_add_test(errors, test_session_send_failure_ends_session);
     tcase_add_test(errors, test_session_out_of_memory_is_one_reply);
-    tcase_add_test(errors, test_session_out_of_memory_after_full_buffer);
+    tcase_add_test(errors, test_session_output_limit_ends_session);
+    tcase_add_test(errors, test_session_print_over_output_limit);
 
     suite_add_tcase(s, modes);
     suite_add_tcase(s, core);
