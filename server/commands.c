@@ -13,6 +13,7 @@
 #include "reply.h"
 #include "server.h"
 #include "session.h"
+#include "stats.h"
 
 int cmd_store_enter(struct session *s, enum store_access how)
 {
@@ -195,29 +196,16 @@ static void cmd_check(struct session *s)
 
 static void cmd_stats(struct session *s)
 {
-    size_t n;
+    char block[STATS_MAX];
+    size_t n, len;
 
     if (read_count(s, &n, NULL))
         return;
-    reply_printf(s,
-                 "mode %s\n"
-                 "version %s\n"
-                 "uptime_seconds %ld\n"
-                 "connections_current %ld\n"
-                 "connections_total %ld\n"
-                 "connections_rejected %ld\n"
-                 "thread_failures %ld\n"
-                 "commands_total %ld\n"
-                 "entries %zu\n"
-                 "race_window_usec %ld\n"
-                 PROTO_END_LINE,
-                 s->store->policy->name, SSN_VERSION, server_uptime(),
-                 atomic_load(&srv.connections_current),
-                 atomic_load(&srv.connections_total),
-                 atomic_load(&srv.connections_rejected),
-                 atomic_load(&srv.thread_failures),
-                 atomic_load(&srv.commands_total) + s->commands,
-                 n, srv.opt.race_window_us);
+    len = stats_format(block, sizeof(block), s->store, n, s->commands);
+    if (len)
+        reply_put(s, block, len);
+    else
+        reply_puts(s, PROTO_ERR_NOMEM_LINE);    /* cannot happen: a bug */
 }
 
 static void cmd_quit(struct session *s)
@@ -233,10 +221,14 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_ADD:    cmd_add(s);    break;
     case PROTO_DELETE: cmd_delete(s); break;
     case PROTO_FIND:   cmd_find(s);   break;
-    case PROTO_PRINT:
-        if (s->store->policy->print(s))
+    case PROTO_PRINT: {
+        int rc = s->store->policy->print(s);
+        if (rc) {
             s->ending = 1;
+            s->send_error = rc;
+        }
         break;
+    }
     case PROTO_COUNT:  cmd_count(s);  break;
     case PROTO_CHECK:  cmd_check(s);  break;
     case PROTO_DIGEST: cmd_digest(s); break;

@@ -20,12 +20,26 @@
 #include "threads.h"
 
 #define LISTEN_BACKLOG  1024
+#define BACKOFF_MIN_MS  10      /* first pause after running out of fds */
+#define BACKOFF_MAX_MS  1000    /* the pause doubles up to this */
+
+/* Why accepting is paused; accepting goes on when no reason is left. */
+enum {
+    PAUSE_ADMIT = 1,            /* the lock policy's admission (serial) */
+    PAUSE_FDS = 2,              /* out of descriptors: backing off */
+};
 
 /* listener_lock protects listener and paused against a session thread
  * resuming the listener while the main thread frees it at shutdown. */
 static pthread_mutex_t listener_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct evconnlistener *listener;
-static int paused;
+static int paused;                      /* PAUSE_* bits */
+
+/* The descriptor back-off; only the main thread (libevent's callbacks)
+ * touches these. */
+static struct event *backoff_timer;
+static long backoff_ms;                 /* 0: not in an episode */
+static long backoff_failures;           /* failed accepts this episode */
 
 static void refuse(int fd, const char *line)
 {
@@ -33,24 +47,44 @@ static void refuse(int fd, const char *line)
     close(fd);
 }
 
-static void pause_accepting(void)
+/* Connections that arrive while paused wait, unaccepted, in the backlog. */
+static void pause_accepting(int why)
 {
     pthread_mutex_lock(&listener_lock);
-    if (listener && !paused) {
-        evconnlistener_disable(listener);   /* the rest wait in the backlog */
-        paused = 1;
-    }
+    if (listener && !paused)
+        evconnlistener_disable(listener);
+    paused |= why;
+    pthread_mutex_unlock(&listener_lock);
+}
+
+static void resume_accepting(int why)
+{
+    pthread_mutex_lock(&listener_lock);
+    if (listener && paused && !(paused &= ~why))
+        evconnlistener_enable(listener);
     pthread_mutex_unlock(&listener_lock);
 }
 
 void listener_resume(void)
 {
-    pthread_mutex_lock(&listener_lock);
-    if (listener && paused) {
-        evconnlistener_enable(listener);
-        paused = 0;
-    }
-    pthread_mutex_unlock(&listener_lock);
+    resume_accepting(PAUSE_ADMIT);
+}
+
+static void backoff_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd; (void)what; (void)arg;
+    resume_accepting(PAUSE_FDS);        /* try again */
+}
+
+/* An accept succeeded: a descriptor episode, if any, is over. */
+static void backoff_end(void)
+{
+    if (!backoff_ms)
+        return;
+    log_msg(LOG_LEVEL_INFO, "accepting again, after %ld failed attempts",
+            backoff_failures);
+    backoff_ms = 0;
+    backoff_failures = 0;
 }
 
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
@@ -60,6 +94,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     int one = 1, rc;
 
     (void)l; (void)sa; (void)socklen; (void)arg;
+    backoff_end();
     if (atomic_load(&srv.connections_current) >= srv.opt.max_clients) {
         atomic_fetch_add(&srv.connections_rejected, 1);
         log_msg(LOG_LEVEL_WARN, "refused a connection: %ld clients connected",
@@ -71,7 +106,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 
     if (st->policy->admit(st) == LOCK_ADMIT_PAUSE)
-        pause_accepting();
+        pause_accepting(PAUSE_ADMIT);
     rc = threads_start(fd);
     if (rc == 0) {
         log_msg(LOG_LEVEL_DEBUG, "connection accepted (fd %d)", fd);
@@ -90,13 +125,32 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
         listener_resume();
 }
 
+/* Out of descriptors (or kernel memory), accept fails at once and the
+ * listening socket stays readable: retrying straight away would spin. So
+ * stop accepting, try again after a pause that doubles while the failures
+ * go on, and log once per episode, not once per attempt. */
 static void accept_error_cb(struct evconnlistener *l, void *arg)
 {
     int err = EVUTIL_SOCKET_ERROR();
+    struct timeval tv;
     (void)l; (void)arg;
-    /* EMFILE and friends: log and carry on; the next accept may succeed. */
-    log_msg(LOG_LEVEL_WARN, "accept failed: %s",
-            evutil_socket_error_to_string(err));
+
+    backoff_failures++;
+    if (!backoff_ms) {
+        atomic_fetch_add(&srv.accept_fd_exhausted, 1);
+        log_msg(LOG_LEVEL_WARN, "accept failed: %s; pausing new "
+                "connections until it succeeds again (%ld clients connected)",
+                evutil_socket_error_to_string(err),
+                atomic_load(&srv.connections_current));
+        backoff_ms = BACKOFF_MIN_MS;
+    } else if (backoff_ms < BACKOFF_MAX_MS) {
+        backoff_ms = backoff_ms * 2 < BACKOFF_MAX_MS ? backoff_ms * 2
+                                                     : BACKOFF_MAX_MS;
+    }
+    pause_accepting(PAUSE_FDS);
+    tv.tv_sec = backoff_ms / 1000;
+    tv.tv_usec = (backoff_ms % 1000) * 1000;
+    evtimer_add(backoff_timer, &tv);
 }
 
 static void print_address(const struct sockaddr *sa)
@@ -154,6 +208,11 @@ int listener_start(struct event_base *base)
                 strerror(-rc));
         return -1;
     }
+    backoff_timer = evtimer_new(base, backoff_cb, NULL);
+    if (!backoff_timer) {
+        fprintf(stderr, "ssnserver: cannot make a timer\n");
+        return -1;
+    }
     struct evconnlistener *l = bind_listener(base);
     if (!l)
         return -1;
@@ -174,4 +233,7 @@ void listener_stop(void)
         evconnlistener_free(listener);
     listener = NULL;
     pthread_mutex_unlock(&listener_lock);
+    if (backoff_timer)
+        event_free(backoff_timer);
+    backoff_timer = NULL;
 }

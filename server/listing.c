@@ -23,8 +23,8 @@ static int append(struct build *b, const char *data, size_t len)
         char *p = malloc(cap);  /* not realloc: the old copy is wiped */
         if (!p)
             return -1;
-        memcpy(p, l->data, l->len);
         if (l->data) {
+            memcpy(p, l->data, l->len);
             OPENSSL_cleanse(l->data, l->len);
             free(l->data);
         }

@@ -29,7 +29,9 @@
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
 static int log_level = LOG_LEVEL_INFO;
-static int log_fd = 2;
+static int log_fd = 2;                  /* set once by log_init; log_reopen
+                                           replaces the file behind it */
+static const char *log_path;            /* NULL: stderr */
 static atomic_int started;           /* the writer thread runs */
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -102,6 +104,7 @@ int log_init(int level, const char *path)
         if (fd < 0)
             return -errno;
         log_fd = fd;
+        log_path = path;
     }
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -161,4 +164,19 @@ void log_msg(int level, const char *fmt, ...)
         dropped++;
     }
     pthread_mutex_unlock(&log_lock);
+}
+
+/* dup2 swaps the file behind log_fd in one step, so the writer thread,
+ * which may be in write(2) on log_fd at this moment, never sees a closed or
+ * reused descriptor: it writes to the old file or to the new one. */
+int log_reopen(void)
+{
+    if (!log_path)
+        return 1;
+    int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    if (fd < 0)
+        return -errno;
+    int rc = dup3(fd, log_fd, O_CLOEXEC) < 0 ? -errno : 0;
+    close(fd);
+    return rc;
 }

@@ -26,6 +26,11 @@ int log_init(int level, const char *path);
  * straight to stderr. */
 void log_shutdown(void);
 
+/* Reopens the log file (after logrotate moved it: SIGHUP). Returns 0,
+ * 1 when logging goes to stderr (nothing to reopen), or -errno with the old
+ * file still in use. */
+int log_reopen(void);
+
 void log_msg(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include "digest.h"
@@ -18,14 +19,17 @@
 #include "options.h"
 #include "server.h"
 #include "session.h"
+#include "stats.h"
 #include "threads.h"
 
-#define STOP_GRACE_MS 1500      /* sessions get this long to finish at exit */
+#define STOP_GRACE_MS 1000      /* sessions get this long to finish at exit */
+#define FDS_RESERVED  32        /* descriptors kept for everything but
+                                   clients: listener, log, libevent, stdio */
 
 /* What main set up, for shutdown to take down. */
 struct loop {
     struct event_base *base;
-    struct event *sigint, *sigterm;
+    struct event *signals[4];   /* SIGINT, SIGTERM, SIGHUP, SIGUSR1 */
 };
 
 static void race_pause(void *arg)
@@ -41,6 +45,72 @@ static void stop_cb(evutil_socket_t sig, short what, void *arg)
     event_base_loopbreak(base);
 }
 
+/* SIGHUP: reopen the log file (the logrotate convention). */
+static void reopen_cb(evutil_socket_t sig, short what, void *arg)
+{
+    (void)sig; (void)what; (void)arg;
+    int rc = log_reopen();
+    if (rc < 0)
+        log_msg(LOG_LEVEL_ERROR, "SIGHUP: cannot reopen %s: %s",
+                srv.opt.log_file, strerror(-rc));
+    else
+        log_msg(LOG_LEVEL_INFO, rc ? "SIGHUP: logging to standard error, "
+                "nothing to reopen" : "SIGHUP: log file reopened");
+}
+
+/* SIGUSR1: the STATS block into the log, a line each. The main thread
+ * never waits for the store lock (coarse may hold it for a session's
+ * life), so the count comes from the store's lock-free copy. */
+static void stats_cb(evutil_socket_t sig, short what, void *arg)
+{
+    char block[STATS_MAX];
+    size_t entries = atomic_load(&srv.store.entries);
+    (void)sig; (void)what; (void)arg;
+
+    if (!stats_format(block, sizeof(block), &srv.store, entries, 0))
+        return;
+    char *save;
+    for (char *line = strtok_r(block, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+        log_msg(LOG_LEVEL_INFO, "stats: %s", line);
+}
+
+/* Raises the open-file limit as far as --max-clients needs and the system
+ * allows (root may raise the hard limit too), then lowers max_clients to
+ * what the limit can hold, saying so. Returns 0, or -1 when not even one
+ * client fits. */
+static int fit_fd_limit(void)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)srv.opt.max_clients + FDS_RESERVED;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl))
+        return 0;
+    if (rl.rlim_cur < want) {
+        struct rlimit up = { want, rl.rlim_max > want ? rl.rlim_max : want };
+        if (setrlimit(RLIMIT_NOFILE, &up)) {
+            up.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+            up.rlim_max = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &up);
+        }
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur >= want)
+        return 0;
+    if (rl.rlim_cur <= FDS_RESERVED) {
+        fprintf(stderr, "ssnserver: the open-file limit (%lu) leaves no room "
+                "for clients; raise it with ulimit -n\n",
+                (unsigned long)rl.rlim_cur);
+        return -1;
+    }
+    log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %lu: the "
+            "open-file limit is %lu (raise it with ulimit -n)",
+            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - FDS_RESERVED),
+            (unsigned long)rl.rlim_cur);
+    srv.opt.max_clients = (long)(rl.rlim_cur - FDS_RESERVED);
+    return 0;
+}
+
 static int serve_stdin(void)
 {
     const struct session_io io = { .send = threads_send_fd, .arg = (void *)1 };
@@ -52,9 +122,9 @@ static int serve_stdin(void)
     }
     int rc = threads_serve(s, 0);
     session_free(s);
-    if (rc)
+    if (rc < 0)
         fprintf(stderr, "ssnserver: %s\n", strerror(-rc));
-    return rc ? 1 : 0;
+    return rc < 0 ? 1 : 0;
 }
 
 static int server_init(void)
@@ -95,24 +165,26 @@ static int loop_start(struct loop *lp)
                 strerror(-err));
         return -1;
     }
-    if (listener_start(lp->base))
+    if (fit_fd_limit() || listener_start(lp->base))
         return -1;
-    lp->sigint = evsignal_new(lp->base, SIGINT, stop_cb, lp->base);
-    lp->sigterm = evsignal_new(lp->base, SIGTERM, stop_cb, lp->base);
-    if (!lp->sigint || !lp->sigterm || evsignal_add(lp->sigint, NULL) ||
-        evsignal_add(lp->sigterm, NULL)) {
-        fprintf(stderr, "ssnserver: cannot catch signals\n");
-        return -1;
+    static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+    event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
+    for (int i = 0; i < 4; i++) {
+        lp->signals[i] = evsignal_new(lp->base, sigs[i], cbs[i], lp->base);
+        if (!lp->signals[i] || evsignal_add(lp->signals[i], NULL)) {
+            fprintf(stderr, "ssnserver: cannot catch %s\n",
+                    strsignal(sigs[i]));
+            return -1;
+        }
     }
     return 0;
 }
 
 static void loop_free(struct loop *lp)
 {
-    if (lp->sigint)
-        event_free(lp->sigint);
-    if (lp->sigterm)
-        event_free(lp->sigterm);
+    for (int i = 0; i < 4; i++)
+        if (lp->signals[i])
+            event_free(lp->signals[i]);
     if (lp->base)
         event_base_free(lp->base);
 }
@@ -166,6 +238,7 @@ int main(int argc, char **argv)
         drain_sessions();
         rc = 0;
     }
+    listener_stop();
     loop_free(&lp);
     log_shutdown();
     store_destroy(&srv.store);

@@ -1,4 +1,5 @@
-/* options.c -- parsing ssnserver's command line (options.h). */
+/* options.c -- parsing ssnserver's command line (options.h). A bad value
+ * is answered with one line naming the option and the value, and exit 2. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
+
+#define MAX_OUTPUT_MIN  4096    /* a limit must hold any one-line reply */
 
 static const char *prog = "ssnserver";
 
@@ -24,8 +27,18 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "options:\n"
 "  -p, --port PORT        port to listen on; 0 picks a free one (default %d)\n"
 "  -b, --bind ADDR        address to listen on (default 127.0.0.1)\n"
-"  -m, --max-clients N    connections served at once (default %d); one more\n"
+"  -m, --max-clients N    connections served at once (default %d, lowered\n"
+"                         to what the open-file limit allows); one more\n"
 "                         gets 'Error: too many connections'\n"
+"      --max-output BYTES replies one client may hold unsent, suffix k, m\n"
+"                         or g (default %s); past it the client gets\n"
+"                         'Error: output limit exceeded' and is disconnected\n"
+"      --timeout SECONDS  close a connection idle this long (default 0:\n"
+"                         never). In serial and coarse mode an idle client\n"
+"                         holds up every other one: this bounds how long\n"
+"      --write-timeout SECONDS\n"
+"                         end a session whose client accepts no bytes for\n"
+"                         this long (default %d; 0: never)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -36,37 +49,78 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "  -V, --version          version and lock mode\n"
 "\n"
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
-"SIGINT or SIGTERM stop the server cleanly.\n",
+"SIGINT or SIGTERM stop the server cleanly; SIGHUP reopens the log file;\n"
+"SIGUSR1 writes the STATS counters to the log.\n",
             prog, policy->name, policy->number, policy->summary,
-            SSN_DEFAULT_PORT, SSN_DEFAULT_MAX);
+            SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
+            SSN_DEFAULT_WRITE_TIMEOUT);
 }
 
-static long number(const char *what, const char *s, long lo, long hi)
+static void bad_value(const char *opt, const char *s, const char *why)
 {
+    fprintf(stderr, "%s: %s: '%s' %s\nTry '%s --help'.\n",
+            prog, opt, s, why, prog);
+    exit(2);
+}
+
+static long number(const char *opt, const char *s, long lo, long hi)
+{
+    char why[64];
     char *end;
+
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < lo || v > hi) {
-        fprintf(stderr, "%s: bad %s '%s' (want %ld to %ld)\n",
-                prog, what, s, lo, hi);
-        exit(2);
+    if (errno || end == s || *end || (*s != '-' && (*s < '0' || *s > '9')))
+        bad_value(opt, s, "is not a number");
+    if (v < lo || v > hi) {
+        snprintf(why, sizeof(why), "is out of range (%ld to %ld)", lo, hi);
+        bad_value(opt, s, why);
     }
     return v;
 }
 
-enum { OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE };
+/* A byte count with an optional k, m or g (powers of 1024). */
+static size_t bytes(const char *opt, const char *s)
+{
+    static const char suffixes[] = "kmg";
+    char *end;
+
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *s < '0' || *s > '9')
+        bad_value(opt, s, "is not a size (a number, then k, m or g)");
+    const char *suf = *end ? strchr(suffixes, *end | 0x20) : NULL;
+    if (*end && (!suf || end[1]))
+        bad_value(opt, s, "is not a size (a number, then k, m or g)");
+    for (int i = suf ? (int)(suf - suffixes) + 1 : 0; i > 0; i--) {
+        if (v > (1ULL << 40))
+            bad_value(opt, s, "is too large");
+        v *= 1024;
+    }
+    if (v < MAX_OUTPUT_MIN || v > (1ULL << 40))
+        bad_value(opt, s, "is out of range (4k to 1024g)");
+    return (size_t)v;
+}
+
+enum {
+    OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
+    OPT_WTIMEOUT,
+};
 
 static const struct option longopts[] = {
-    { "port",        required_argument, NULL, 'p' },
-    { "bind",        required_argument, NULL, 'b' },
-    { "max-clients", required_argument, NULL, 'm' },
-    { "race-window", required_argument, NULL, OPT_RACE },
-    { "stdin",       no_argument,       NULL, OPT_STDIN },
-    { "quiet",       no_argument,       NULL, 'q' },
-    { "log-level",   required_argument, NULL, 'l' },
-    { "log-file",    required_argument, NULL, OPT_LOGFILE },
-    { "help",        no_argument,       NULL, 'h' },
-    { "version",     no_argument,       NULL, 'V' },
+    { "port",          required_argument, NULL, 'p' },
+    { "bind",          required_argument, NULL, 'b' },
+    { "max-clients",   required_argument, NULL, 'm' },
+    { "max-output",    required_argument, NULL, OPT_MAXOUT },
+    { "timeout",       required_argument, NULL, OPT_TIMEOUT },
+    { "write-timeout", required_argument, NULL, OPT_WTIMEOUT },
+    { "race-window",   required_argument, NULL, OPT_RACE },
+    { "stdin",         no_argument,       NULL, OPT_STDIN },
+    { "quiet",         no_argument,       NULL, 'q' },
+    { "log-level",     required_argument, NULL, 'l' },
+    { "log-file",      required_argument, NULL, OPT_LOGFILE },
+    { "help",          no_argument,       NULL, 'h' },
+    { "version",       no_argument,       NULL, 'V' },
     { NULL, 0, NULL, 0 },
 };
 
@@ -76,6 +130,8 @@ static void set_defaults(struct options *opt)
     opt->bind = "127.0.0.1";
     opt->port = SSN_DEFAULT_PORT;
     opt->max_clients = SSN_DEFAULT_MAX;
+    opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
+    opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->log_level = LOG_LEVEL_INFO;
 }
 
@@ -84,22 +140,29 @@ static void set_defaults(struct options *opt)
 static void apply(int c, struct options *opt, const struct lock_policy *policy)
 {
     switch (c) {
-    case 'p': opt->port = (int)number("port", optarg, 0, 65535); break;
+    case 'p': opt->port = (int)number("--port", optarg, 0, 65535); break;
     case 'b': opt->bind = optarg; break;
-    case 'm': opt->max_clients = number("max-clients", optarg, 1, 1000000);
-              break;
+    case 'm':
+        opt->max_clients = number("--max-clients", optarg, 1, 1000000);
+        break;
+    case OPT_MAXOUT: opt->max_output = bytes("--max-output", optarg); break;
+    case OPT_TIMEOUT:
+        opt->idle_timeout_s = number("--timeout", optarg, 0, 86400 * 365);
+        break;
+    case OPT_WTIMEOUT:
+        opt->write_timeout_s = number("--write-timeout", optarg, 0,
+                                      86400 * 365);
+        break;
     case OPT_RACE:
-        opt->race_window_us = number("race window", optarg, 0, 10000000);
+        opt->race_window_us = number("--race-window", optarg, 0, 10000000);
         break;
     case OPT_STDIN: opt->use_stdin = 1; break;
     case 'q': opt->quiet = 1; break;
     case 'l':
         opt->log_level = log_level_parse(optarg);
-        if (opt->log_level < 0) {
-            fprintf(stderr, "%s: bad log level '%s' (want error, warn, "
-                    "info or debug)\n", prog, optarg);
-            exit(2);
-        }
+        if (opt->log_level < 0)
+            bad_value("--log-level", optarg,
+                      "is not a level (error, warn, info or debug)");
         break;
     case OPT_LOGFILE: opt->log_file = optarg; break;
     case 'h': usage(stdout, policy); exit(0);
@@ -126,10 +189,15 @@ void options_parse(int argc, char **argv, struct options *opt,
     while ((c = getopt_long(argc, argv, "p:b:m:ql:hV", longopts, NULL)) != -1)
         apply(c, opt, policy);
     if (optind < argc)
-        opt->port = (int)number("port", argv[optind++], 0, 65535);
+        opt->port = (int)number("PORT", argv[optind++], 0, 65535);
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n",
                 prog, argv[optind], prog);
+        exit(2);
+    }
+    if (opt->quiet && !opt->use_stdin) {
+        fprintf(stderr, "%s: --quiet works only with --stdin (over TCP every "
+                "request gets its reply)\n", prog);
         exit(2);
     }
 }

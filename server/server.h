@@ -18,11 +18,19 @@
 #define SSN_VERSION         "0.1.0"
 #define SSN_DEFAULT_PORT    7777    /* when neither -p nor PORT is given */
 #define SSN_DEFAULT_MAX     1024    /* --max-clients */
+#define SSN_DEFAULT_MAX_OUTPUT (64UL << 20) /* --max-output: a PRINT of 10^6
+                                               people is about 51 MB */
+#define SSN_DEFAULT_MAX_OUTPUT_TEXT "64m"
+#define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 
 struct options {
     const char *bind;           /* address to listen on */
     int port;                   /* 0: any free port */
-    long max_clients;
+    long max_clients;           /* lowered at start-up to what the open-file
+                                   limit allows */
+    size_t max_output;          /* unsent reply bytes per client */
+    long idle_timeout_s;        /* --timeout; 0: none */
+    long write_timeout_s;       /* --write-timeout; 0: none */
     long race_window_us;        /* pause inside insert/erase; 0: none */
     int use_stdin;              /* serve one session on stdin/stdout */
     int quiet;                  /* no OK and Bye replies */
@@ -47,6 +55,10 @@ struct server {
     atomic_long connections_rejected;
     atomic_long commands_total;
     atomic_long thread_failures;
+    atomic_long clients_output_limited;
+    atomic_long clients_idle_timeout;
+    atomic_long clients_write_timeout;
+    atomic_long accept_fd_exhausted;    /* episodes of EMFILE/ENFILE */
 
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */

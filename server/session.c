@@ -213,8 +213,10 @@ int session_flush(struct session *s)
     s->out.len = 0;
     if (s->out.cap > SESSION_OUT_SHRINK)
         ob_shrink(&s->out, SESSION_OUT_INITIAL);
-    if (rc)
+    if (rc) {
         s->ending = 1;
+        s->send_error = rc;
+    }
     return rc;
 }
 

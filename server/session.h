@@ -50,6 +50,8 @@ struct session {
                                    current reply was lost, else 0 */
     int output_limited;         /* a reply went over out.limit: the session
                                    ended (the driver logs and counts it) */
+    int send_error;             /* the -errno of the send that failed (the
+                                   session ended), else 0 */
     struct digest *digest;      /* this session's own SHA-256 context */
     struct entry *spare;        /* made outside the lock, for the next ADD */
     struct entry req;           /* the current request's fields */

@@ -3,10 +3,13 @@
  * the batch's replies with one write. The thread never holds the store
  * lock itself: the session takes it through the lock policy. */
 #include <errno.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include "fdio.h"
 #include "listener.h"
 #include "lockmode.h"
@@ -14,6 +17,7 @@
 #include "server.h"
 #include "session.h"
 #include "threads.h"
+#include "timeutil.h"
 
 /* Each session thread's stack: small, so thousands of connections fit. The
  * session keeps its buffers on the heap. Sanitizers need more room. */
@@ -53,15 +57,67 @@ int threads_serve(struct session *s, int rfd)
         ssize_t n = read(rfd, p, room);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            rc = THREADS_IDLE;          /* SO_RCVTIMEO: --timeout */
+            break;
+        }
         if (n <= 0)
             break;                      /* closed, reset or shut down */
         int done = session_received(s, (size_t)n);
-        if (session_flush(s) || done)
+        if (session_flush(s) || done) {
+            rc = THREADS_ENDED;
             break;
+        }
     }
     session_flush(s);
     session_end(s);
-    return 0;
+    return rc;
+}
+
+/* After QUIT (or an output limit) the client may still be sending: closing
+ * with unread input makes the kernel reset the connection, and a reset can
+ * destroy replies the client has not read yet. So the server says it is
+ * done (FIN), reads and drops what still comes for a bounded time, and
+ * only then closes. */
+static void linger_close(int fd)
+{
+    uint64_t deadline = time_now_ns() + THREADS_LINGER_MS * TIME_NS_PER_MS;
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    char junk[4096];
+
+    shutdown(fd, SHUT_WR);
+    for (;;) {
+        uint64_t now = time_now_ns();
+        if (now >= deadline ||
+            poll(&p, 1, (int)((deadline - now) / TIME_NS_PER_MS) + 1) <= 0)
+            break;
+        if (read(fd, junk, sizeof(junk)) <= 0)
+            break;
+    }
+    close(fd);
+}
+
+/* Why the session ended, in the log and in STATS. */
+static void note_end(struct conn *c, int rc)
+{
+    struct session *s = c->session;
+
+    if (rc == THREADS_IDLE) {
+        atomic_fetch_add(&srv.clients_idle_timeout, 1);
+        log_msg(LOG_LEVEL_INFO, "closed an idle connection after %ld s "
+                "(fd %d)", srv.opt.idle_timeout_s, c->fd);
+    } else if (s->output_limited) {
+        atomic_fetch_add(&srv.clients_output_limited, 1);
+        log_msg(LOG_LEVEL_WARN, "disconnected a client over the output "
+                "limit of %zu bytes (fd %d)", srv.opt.max_output, c->fd);
+    } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
+        atomic_fetch_add(&srv.clients_write_timeout, 1);
+        log_msg(LOG_LEVEL_WARN, "ended a session whose client read nothing "
+                "for %ld s (fd %d)", srv.opt.write_timeout_s, c->fd);
+    } else if (rc < 0) {
+        log_msg(LOG_LEVEL_ERROR, "session could not begin: %s",
+                strerror(-rc));
+    }
 }
 
 static void *session_thread(void *arg)
@@ -69,18 +125,38 @@ static void *session_thread(void *arg)
     struct conn *c = arg;
     struct store *st = c->session->store;
     int rc = threads_serve(c->session, c->fd);
+    int linger = rc == THREADS_ENDED && !c->session->send_error;
 
-    if (rc)
-        log_msg(LOG_LEVEL_ERROR, "session could not begin: %s",
-                strerror(-rc));
-    conns_unregister(c);
+    note_end(c, rc);
     session_free(c->session);
-    close(c->fd);
     log_msg(LOG_LEVEL_DEBUG, "connection closed (fd %d)", c->fd);
-    free(c);
+    /* From here on the thread touches nothing shared: shutdown may finish
+     * while it lingers. */
+    conns_unregister(c);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
+    if (linger)
+        linger_close(c->fd);
+    else
+        close(c->fd);
+    free(c);
     return NULL;
+}
+
+/* --timeout and --write-timeout, as the socket's own timeouts: a read or
+ * send that makes no progress for that long fails with EAGAIN. */
+static void set_timeouts(int fd)
+{
+    struct timeval tv = { .tv_usec = 0 };
+
+    if (srv.opt.idle_timeout_s) {
+        tv.tv_sec = srv.opt.idle_timeout_s;
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    }
+    if (srv.opt.write_timeout_s) {
+        tv.tv_sec = srv.opt.write_timeout_s;
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    }
 }
 
 int threads_start(int fd)
@@ -100,6 +176,8 @@ int threads_start(int fd)
         free(c);
         return -ENOMEM;
     }
+    session_set_output_limit(c->session, srv.opt.max_output);
+    set_timeouts(fd);
     conns_register(c);
     rc = pthread_create(&tid, &session_attr, session_thread, c);
     if (rc) {
