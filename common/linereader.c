@@ -8,7 +8,7 @@
 
 void lr_init(struct linereader *lr, size_t max_line)
 {
-    lr->max_line = max_line < LR_BUF_SIZE - 1 ? max_line : LR_BUF_SIZE - 1;
+    lr->max_line = max_line < LR_MAX_LINE ? max_line : LR_MAX_LINE;
     lr->start = lr->end = 0;
     lr->discarding = 0;
     lr->overflowed = 0;
@@ -27,8 +27,9 @@ char *lr_space(struct linereader *lr, size_t *room)
         lr->start = 0;
     }
     if (lr->end == sizeof(lr->buf) && !memchr(lr->buf, '\n', lr->end)) {
-        /* A full buffer with no newline: only possible when max_line is
-         * near the buffer size. It is an over-long line; say so, unless
+        /* A full buffer with no newline: more than any line within the
+         * limit, put in without lr_next in between. It is an over-long
+         * line; say so, unless
          * we are already discarding it (then LR_TOOLONG was said or is
          * pending, and once per line is the promise). */
         if (!lr->discarding)

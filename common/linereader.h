@@ -15,6 +15,8 @@
 #include <sys/types.h>
 
 #define LR_BUF_SIZE 16384       /* bytes buffered at most */
+#define LR_MAX_LINE (LR_BUF_SIZE - 2)   /* the longest limit: a line of it
+                                           and its "\r\n" fill the buffer */
 
 enum lr_status {
     LR_LINE = 1,                /* line and len hold one line */
@@ -31,7 +33,8 @@ struct linereader {
     char buf[LR_BUF_SIZE];
 };
 
-/* max_line is capped at LR_BUF_SIZE - 1: the line and its '\n' must fit. */
+/* max_line is capped at LR_MAX_LINE, so that every line within the limit
+ * fits in the buffer with its "\r\n". */
 void lr_init(struct linereader *lr, size_t max_line);
 
 /* Where the next bytes go: returns a pointer to *room free bytes after the

@@ -210,17 +210,17 @@ START_TEST(test_lr_no_room_while_lines_wait)
 
     /* One short line and a partial one fill the buffer (possible at the
      * cap only): no room until the short line is taken. */
-    lr_init(lr, LR_BUF_SIZE - 1);
-    tail = line_of(LR_BUF_SIZE - 1, 'z');
+    lr_init(lr, LR_MAX_LINE);
+    tail = line_of(LR_MAX_LINE, 'z');
     feed("a\n");
-    feed_n(tail, LR_BUF_SIZE - 2);
+    feed_n(tail, LR_MAX_LINE);
     lr_space(lr, &room);
     ck_assert_uint_eq(room, 0);
     expect_line("a");
     expect_status(LR_AGAIN);
     lr_space(lr, &room);
     ck_assert_uint_eq(room, 2);
-    feed("z\n");
+    feed("\r\n");
     expect_line(tail);
     expect_status(LR_AGAIN);
     free(tail);

@@ -6,7 +6,7 @@
  *
  *   limits: the 1024-byte protocol limit, max_line - 1, max_line and
  *           max_line + 1 with and without '\r' for a small limit and at
- *           the cap (LR_BUF_SIZE - 1), a full buffer with no newline
+ *           the cap (LR_MAX_LINE), a full buffer with no newline
  *           reported once, and what follows an over-long line.
  */
 #include <stdint.h>
@@ -239,21 +239,20 @@ START_TEST(test_lr_limits_small)
 }
 END_TEST
 
-/* At the cap the line and its '\n' fill the buffer exactly, so a '\r'
- * before the '\n' costs the last byte: a line of max_line bytes ending in
- * "\r\n" is too long there (lr_init: "the line and its '\n' must fit"). */
+/* At the cap a line and its "\r\n" fill the buffer exactly, so every
+ * line within the limit is a line, with or without its '\r'. */
 START_TEST(test_lr_limits_at_cap)
 {
     static const size_t chunks[] = { 1000, 4096, LR_BUF_SIZE };
-    enum { M = LR_BUF_SIZE - 1, NC = sizeof chunks / sizeof chunks[0] };
+    enum { M = LR_MAX_LINE, NC = sizeof chunks / sizeof chunks[0] };
 
     lr_init(lr, M);
     ck_assert_uint_eq(lr->max_line, M);
-    check_limit_case(M - 1, "\n", "go #16382 ok", chunks, NC);
-    check_limit_case(M, "\n", "go #16383 ok", chunks, NC);
+    check_limit_case(M - 1, "\n", "go #16381 ok", chunks, NC);
+    check_limit_case(M, "\n", "go #16382 ok", chunks, NC);
     check_limit_case(M + 1, "\n", "go ! ok", chunks, NC);
-    check_limit_case(M - 1, "\r\n", "go #16382 ok", chunks, NC);
-    check_limit_case(M, "\r\n", "go ! ok", chunks, NC);
+    check_limit_case(M - 1, "\r\n", "go #16381 ok", chunks, NC);
+    check_limit_case(M, "\r\n", "go #16382 ok", chunks, NC);
     check_limit_case(M + 1, "\r\n", "go ! ok", chunks, NC);
     check_limit_case(3 * LR_BUF_SIZE + 5, "\n", "go ! ok", chunks, NC);
 }
@@ -263,33 +262,36 @@ START_TEST(test_lr_max_line_capped)
 {
     static const size_t chunks[] = { LR_BUF_SIZE };
 
-    lr_init(lr, LR_BUF_SIZE - 2);
-    ck_assert_uint_eq(lr->max_line, LR_BUF_SIZE - 2);
+    ck_assert_uint_eq(LR_MAX_LINE, LR_BUF_SIZE - 2);
+    lr_init(lr, LR_MAX_LINE - 1);
+    ck_assert_uint_eq(lr->max_line, LR_MAX_LINE - 1);
     lr_init(lr, LR_BUF_SIZE);
-    ck_assert_uint_eq(lr->max_line, LR_BUF_SIZE - 1);
+    ck_assert_uint_eq(lr->max_line, LR_MAX_LINE);
     lr_init(lr, SIZE_MAX);
-    ck_assert_uint_eq(lr->max_line, LR_BUF_SIZE - 1);
-    check_limit_case(LR_BUF_SIZE - 1, "\n", "go #16383 ok", chunks, 1);
-    check_limit_case(LR_BUF_SIZE, "\n", "go ! ok", chunks, 1);
+    ck_assert_uint_eq(lr->max_line, LR_MAX_LINE);
+    check_limit_case(LR_MAX_LINE, "\r\n", "go #16382 ok", chunks, 1);
+    check_limit_case(LR_MAX_LINE + 1, "\n", "go ! ok", chunks, 1);
 }
 END_TEST
 
-/* max_line = LR_BUF_SIZE - 1: LR_BUF_SIZE - 1 bytes and '\n' fill the
- * buffer exactly and make a line. */
+/* At the cap, LR_MAX_LINE bytes and "\r\n" fill the buffer exactly and
+ * make a line. */
 START_TEST(test_lr_cap_full_buffer_line_accepted)
 {
-    char *s = line_of(LR_BUF_SIZE - 1, 'a');
+    char *s = line_of(LR_MAX_LINE, 'a');
     char *line;
     size_t len, room;
 
-    lr_init(lr, LR_BUF_SIZE - 1);
-    feed_n(s, LR_BUF_SIZE - 1);
+    lr_init(lr, LR_BUF_SIZE);
+    feed_n(s, LR_MAX_LINE);
+    expect_status(LR_AGAIN);
+    feed("\r");
     expect_status(LR_AGAIN);
     feed("\n");
     lr_space(lr, &room);
     ck_assert_uint_eq(room, 0);         /* the line waits: keep it */
     ck_assert_int_eq(lr_next(lr, &line, &len), LR_LINE);
-    ck_assert_uint_eq(len, LR_BUF_SIZE - 1);
+    ck_assert_uint_eq(len, LR_MAX_LINE);
     ck_assert_int_eq(memcmp(line, s, len), 0);
     ck_assert_int_eq(line[len], '\0');
     expect_status(LR_AGAIN);
@@ -299,23 +301,21 @@ START_TEST(test_lr_cap_full_buffer_line_accepted)
 }
 END_TEST
 
-/* max_line = LR_BUF_SIZE - 1: LR_BUF_SIZE bytes with no newline cannot be
- * a line. lr_next cannot know until the next lr_space drops them; then it
+/* At the cap, a full buffer with no newline is over the limit: lr_next
  * says LR_TOOLONG once, the rest of the line goes, the next line comes. */
 START_TEST(test_lr_cap_full_buffer_no_newline_toolong_once)
 {
     char *s = line_of(LR_BUF_SIZE, 'b');
     size_t room;
 
-    lr_init(lr, LR_BUF_SIZE - 1);
+    lr_init(lr, LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);
-    expect_status(LR_AGAIN);
     ck_assert_uint_eq(lr_pending(lr), LR_BUF_SIZE);
+    expect_status(LR_TOOLONG);
+    expect_status(LR_AGAIN);
     lr_space(lr, &room);
     ck_assert_uint_eq(room, LR_BUF_SIZE);
     ck_assert_uint_eq(lr_pending(lr), 0);
-    expect_status(LR_TOOLONG);
-    expect_status(LR_AGAIN);
     expect_status(LR_AGAIN);
 
     feed_n(s, LR_BUF_SIZE);             /* more of the same line */
@@ -338,7 +338,7 @@ START_TEST(test_lr_cap_toolong_once_without_draining)
     char *line;
     size_t len;
 
-    lr_init(lr, LR_BUF_SIZE - 1);
+    lr_init(lr, LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);             /* drops the first, refills */
     ck_assert_int_eq(lr_next(lr, &line, &len), LR_TOOLONG);
