@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cliutil.h"
+#include "version.h"
 
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
@@ -96,7 +97,8 @@ const char *cli_opt_rate(const char *arg, uint64_t *out)
 {
     uint64_t v;
     if (cli_parse_u64(arg, CLI_RATE_MAX, &v) || v == 0)
-        return "--rate wants bytes per second > 0";
+        return "a rate from 1 to 10000000000 bytes per second "
+               "(k and m suffixes allowed)";
     *out = v;
     return NULL;
 }
@@ -105,7 +107,7 @@ const char *cli_opt_rcvbuf(const char *arg, int *out)
 {
     uint64_t v;
     if (cli_parse_u64(arg, 1u << 30, &v) || v == 0)
-        return "--rcvbuf wants a size in bytes";
+        return "a size from 1 to 1073741824 bytes";
     *out = (int)v;
     return NULL;
 }
@@ -114,45 +116,98 @@ const char *cli_opt_mss(const char *arg, int *out)
 {
     uint64_t v;
     if (cli_parse_u64(arg, 32767, &v) || v < 88)  /* Linux's TCP_MAXSEG range */
-        return "--mss wants 88-32767 bytes";
+        return "a size from 88 to 32767 bytes";
     *out = (int)v;
     return NULL;
 }
 
 const char *cli_opt_hang(const char *arg, double *out)
 {
-    return cli_parse_seconds(arg, out) ? "--hang wants seconds" : NULL;
+    return cli_parse_seconds(arg, out) ? "a number of seconds from 0 to 86400"
+                                       : NULL;
 }
 
 const char *cli_opt_mix(const char *arg, struct gen_mix *out)
 {
-    return cli_parse_mix(arg, out) ? "--mix wants ADD:DELETE:PRINT[:FIND] "
-                                     "weights 0-1000, not all 0" : NULL;
+    return cli_parse_mix(arg, out) ? "ADD:DELETE:PRINT[:FIND] weights from 0 "
+                                     "to 1000, not all 0" : NULL;
 }
 
 const char *cli_opt_shard(const char *arg, unsigned *k, unsigned *n)
 {
-    return cli_parse_shard(arg, k, n) ? "--shard wants K/N with 0 <= K < N"
+    return cli_parse_shard(arg, k, n) ? "K/N with 0 <= K < N <= 65536"
                                       : NULL;
 }
 
 const char *cli_arg_port(const char *arg)
 {
     uint64_t v;
-    return cli_parse_u64(arg, 65535, &v) || v == 0 ? "PORT must be 1-65535"
+    return cli_parse_u64(arg, 65535, &v) || v == 0 ? "a port from 1 to 65535"
                                                    : NULL;
 }
 
 const char *cli_arg_events(const char *arg, uint64_t *out)
 {
     return cli_parse_u64(arg, CLI_EVENTS_MAX, out)
-           ? "NEVENTS must be a number 0-1000000000" : NULL;
+           ? "a number from 0 to 1000000000" : NULL;
 }
 
 const char *cli_arg_seed(const char *arg, uint64_t *out)
 {
     return cli_parse_u64(arg, UINT64_MAX, out)
-           ? "SEED must be a non-negative integer" : NULL;
+           ? "a non-negative integer below 2^64" : NULL;
+}
+
+int cli_getopt(const struct cli_prog *p, int argc, char **argv,
+               const char *shortopts, const struct option *longopts)
+{
+    /* getopt_long names argv[0] in its complaints; lend it the program's
+     * short name for the call, so every line starts the same way whatever
+     * path the program was run by. */
+    char *argv0 = argv[0];
+    argv[0] = (char *)p->name;
+    int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+    argv[0] = argv0;
+
+    switch (c) {
+    case 'h':
+        p->usage(stdout);
+        exit(0);
+    case 'V':
+        cli_version(p->name);
+        exit(0);
+    case '?':
+    case ':':
+        fprintf(stderr, "Try '%s --help'.\n", p->name);
+        return '?';
+    }
+    return c;
+}
+
+void cli_version(const char *prog)
+{
+    printf("%s %s (%s)\n", prog, SSN_VERSION, SSN_SUITE);
+}
+
+int cli_bad_value(const char *prog, const char *name, const char *value,
+                  const char *want)
+{
+    fprintf(stderr, "%s: %s: '%s' is not %s\n", prog, name, value, want);
+    fprintf(stderr, "Try '%s --help'.\n", prog);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_bad_opt(const char *prog, const struct option *longopts, int val,
+                const char *value, const char *want)
+{
+    char name[64] = "an option";
+
+    for (const struct option *o = longopts; o->name; o++)
+        if (o->val == val && !o->flag) {
+            snprintf(name, sizeof(name), "--%s", o->name);
+            break;
+        }
+    return cli_bad_value(prog, name, value, want);
 }
 
 int cli_usage_error(const char *prog, const char *msg, const char *arg)
@@ -160,5 +215,5 @@ int cli_usage_error(const char *prog, const char *msg, const char *arg)
     fprintf(stderr, "%s: %s%s%s\n", prog, msg, arg ? ": " : "",
             arg ? arg : "");
     fprintf(stderr, "Try '%s --help'.\n", prog);
-    return 2;
+    return CLI_EXIT_USAGE;
 }

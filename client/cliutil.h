@@ -2,15 +2,25 @@
  * so the three accept the same spellings and reject bad input with the same
  * clear messages: value parsers (cli_parse_*), and on top of them the
  * options and operands more than one tool takes (cli_opt_*, cli_arg_*),
- * each with the complaint it prints. (JSON strings: common/jsonw.h.)
+ * each with the complaint it prints; cli_getopt runs getopt_long with
+ * --help, --version and the messages every tool of the suite shares
+ * (tools/bench-util.c keeps the same conventions for the benchmarks).
+ * (JSON strings: common/jsonw.h.)
+ *
+ * The conventions: -h/--help prints the usage on stdout and exits 0;
+ * -V/--version prints "PROG VERSION (SUITE)" (common/version.h) and exits
+ * 0; a bad option or value prints one line naming it, then "Try 'PROG
+ * --help'.", and exits CLI_EXIT_USAGE; failures at run time exit 1.
  */
 #ifndef SSN_CLIENT_CLIUTIL_H
 #define SSN_CLIENT_CLIUTIL_H
 
+#include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "gen.h"
 
-#define CLIENT_VERSION  "1.0.0"     /* --version of every client tool */
+#define CLI_EXIT_USAGE  2           /* exit status for bad arguments */
 #define CLI_EVENTS_MAX  1000000000ull   /* largest NEVENTS accepted */
 #define CLI_RATE_MAX    10000000000ull  /* largest --rate (10 GB/s) */
 #define CLI_SECONDS_MAX 86400.0     /* largest time limit in seconds */
@@ -31,7 +41,8 @@ int cli_parse_shard(const char *s, unsigned *k, unsigned *n);
 int cli_parse_mix(const char *s, struct gen_mix *m);
 
 /* The options and operands the tools share. Each sets *out and returns
- * NULL, or returns the complaint to print (cli_usage_error, with arg). */
+ * NULL, or returns what a good value is, to complete "'ARG' is not ..."
+ * (cli_bad_value and cli_bad_opt print it). */
 const char *cli_opt_rate(const char *arg, uint64_t *out);      /* --rate */
 const char *cli_opt_rcvbuf(const char *arg, int *out);         /* --rcvbuf */
 const char *cli_opt_mss(const char *arg, int *out);            /* --mss */
@@ -42,8 +53,39 @@ const char *cli_arg_port(const char *arg);                     /* PORT */
 const char *cli_arg_events(const char *arg, uint64_t *out);    /* NEVENTS */
 const char *cli_arg_seed(const char *arg, uint64_t *out);      /* SEED */
 
-/* Prints "PROG: MSG[: ARG]" and "Try 'PROG --help'." on stderr; returns 2,
- * the exit status for bad arguments. */
+/* A program's name and usage text, for cli_getopt and the complaints. */
+struct cli_prog {
+    const char *name;           /* "inputgen": what messages start with */
+    void (*usage)(FILE *f);     /* prints the --help text to f */
+};
+
+/* getopt_long over argv with the suite's conventions: "-h", "--help",
+ * "-V" and "--version" are handled here (add 'h' and 'V' to shortopts and
+ * rows for "help" and "version" to longopts, with those values) and exit
+ * 0; getopt's own complaints (unknown option, missing value) start with
+ * p->name rather than argv[0]. Returns the next option's value, -1 after
+ * the last option, or '?' once a bad option was reported on stderr
+ * (the caller then returns CLI_EXIT_USAGE). */
+int cli_getopt(const struct cli_prog *p, int argc, char **argv,
+               const char *shortopts, const struct option *longopts);
+
+/* Prints "PROG VERSION (SUITE)" on stdout (common/version.h). */
+void cli_version(const char *prog);
+
+/* Prints "PROG: NAME: 'VALUE' is not WANT" and "Try 'PROG --help'." on
+ * stderr; returns CLI_EXIT_USAGE. NAME is an option ("--rate") or an
+ * operand ("PORT"). */
+int cli_bad_value(const char *prog, const char *name, const char *value,
+                  const char *want);
+
+/* cli_bad_value for the option whose getopt value is val in longopts,
+ * named by its long form. */
+int cli_bad_opt(const char *prog, const struct option *longopts, int val,
+                const char *value, const char *want);
+
+/* Prints "PROG: MSG[: ARG]" and "Try 'PROG --help'." on stderr; returns
+ * CLI_EXIT_USAGE. For what is wrong with the command line as a whole
+ * (operands missing or too many). */
 int cli_usage_error(const char *prog, const char *msg, const char *arg);
 
 #endif

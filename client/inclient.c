@@ -8,7 +8,6 @@
  * pipeline.c; this file is options and output.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +53,11 @@ static void usage(FILE *f)
             PL_RATE_RCVBUF, PL_RATE_MSS, INCLIENT_HANG_S);
 }
 
+static const struct cli_prog prog = { "inclient", usage };
+
 static int die_usage(const char *msg, const char *arg)
 {
-    return cli_usage_error("inclient", msg, arg);
+    return cli_usage_error(prog.name, msg, arg);
 }
 
 static void print_stats(const struct pl_result *r)
@@ -119,7 +120,7 @@ struct inclient {
 };
 
 /* The options. Returns 0, or the exit status for bad ones; --help and
- * --version exit here. */
+ * --version exit here (cli_getopt). */
 static int parse_options(struct inclient *ic, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -140,7 +141,7 @@ static int parse_options(struct inclient *ic, int argc, char **argv)
     struct pl_opts *po = &ic->po;
     int c;
 
-    while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&prog, argc, argv, "qhV", longopts)) != -1) {
         const char *bad = NULL;
         switch (c) {
         case 'q': po->echo = NULL; break;
@@ -155,15 +156,13 @@ static int parse_options(struct inclient *ic, int argc, char **argv)
         case 'm': bad = cli_opt_mix(optarg, &ic->go.mix); break;
         case 't':
             if (cli_parse_seconds(optarg, &po->timeout_s))
-                bad = "--timeout wants seconds";
+                bad = "a number of seconds from 0 to 86400";
             break;
         case 'H': bad = cli_opt_hang(optarg, &po->hang_s); break;
-        case 'h': usage(stdout); exit(0);
-        case 'V': printf("inclient %s\n", CLIENT_VERSION); exit(0);
-        default: return die_usage("bad option", NULL);
+        default: return CLI_EXIT_USAGE;
         }
         if (bad)
-            return die_usage(bad, optarg);
+            return cli_bad_opt(prog.name, longopts, c, optarg, bad);
     }
     return 0;
 }
@@ -185,13 +184,13 @@ static int parse_args(struct inclient *ic, int argc, char **argv)
     ic->po.host = arg[0];
     ic->po.port = arg[1];
     if ((bad = cli_arg_port(arg[1])))
-        return die_usage(bad, arg[1]);
+        return cli_bad_value(prog.name, "PORT", arg[1], bad);
     if (ic->from_stdin)
         return 0;
     if ((bad = cli_arg_events(arg[2], &ic->go.nevents)))
-        return die_usage(bad, arg[2]);
+        return cli_bad_value(prog.name, "NEVENTS", arg[2], bad);
     if ((bad = cli_arg_seed(arg[3], &ic->go.seed)))
-        return die_usage(bad, arg[3]);
+        return cli_bad_value(prog.name, "SEED", arg[3], bad);
     ic->lastnames = nargs == 5 ? arg[4] : NULL;
     return 0;
 }

@@ -6,7 +6,6 @@
  * kill_it generate exactly the same stream in-process.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +30,16 @@ static void usage(FILE *f)
 "                  (last first age ssn, in tree order): its SHA-256 is\n"
 "                  the DIGEST a server should report after the stream\n"
 "  -h, --help      this text\n"
-"  -V, --version   the version\n", GEN_WARMUP);
+"  -V, --version   the version\n"
+"Exit status: 0 when the whole stream was written, 1 when it could not be\n"
+"(last-name list, memory, output), 2 for bad arguments.\n", GEN_WARMUP);
 }
+
+static const struct cli_prog prog = { "inputgen", usage };
 
 static int die_usage(const char *msg, const char *arg)
 {
-    return cli_usage_error("inputgen", msg, arg);
+    return cli_usage_error(prog.name, msg, arg);
 }
 
 static int write_expect(const struct gen *g, const char *path)
@@ -59,7 +62,7 @@ static int write_expect(const struct gen *g, const char *path)
 }
 
 /* Options and operands. Returns 0, or the exit status for bad ones;
- * --help and --version exit here. */
+ * --help and --version exit here (cli_getopt). */
 static int parse_args(int argc, char **argv, struct gen_opts *o,
                       const char **expect_path, const char **lastnames)
 {
@@ -74,26 +77,24 @@ static int parse_args(int argc, char **argv, struct gen_opts *o,
     const char *bad = NULL;
     int c;
 
-    while (!bad && (c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&prog, argc, argv, "hV", longopts)) != -1) {
         switch (c) {
         case 's': bad = cli_opt_shard(optarg, &o->shard_k, &o->shard_n); break;
         case 'm': bad = cli_opt_mix(optarg, &o->mix); break;
         case 'e': *expect_path = optarg; break;
-        case 'h': usage(stdout); exit(0);
-        case 'V': printf("inputgen %s\n", CLIENT_VERSION); exit(0);
-        default: return die_usage("bad option", NULL);
+        default: return CLI_EXIT_USAGE;
         }
+        if (bad)
+            return cli_bad_opt(prog.name, longopts, c, optarg, bad);
     }
-    if (bad)
-        return die_usage(bad, optarg);
     int nargs = argc - optind;
     char **arg = argv + optind;
     if (nargs < 2 || nargs > 3)
         return die_usage("wants NEVENTS SEED [LASTNAMES_FILE]", NULL);
     if ((bad = cli_arg_events(arg[0], &o->nevents)))
-        return die_usage(bad, arg[0]);
+        return cli_bad_value(prog.name, "NEVENTS", arg[0], bad);
     if ((bad = cli_arg_seed(arg[1], &o->seed)))
-        return die_usage(bad, arg[1]);
+        return cli_bad_value(prog.name, "SEED", arg[1], bad);
     *lastnames = nargs == 3 ? arg[2] : NULL;
     return 0;
 }

@@ -10,7 +10,6 @@
  * their final live sets. Exit status: 0 verified, 1 FAILED, 2 bad
  * arguments, 3 not verified.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +51,15 @@ static void usage(FILE *f)
             KI_TIMEOUT_S, KI_HANG_S);
 }
 
+static const struct cli_prog prog = { "kill_it", usage };
+
 static int die_usage(const char *msg, const char *arg)
 {
-    return cli_usage_error("kill_it", msg, arg);
+    return cli_usage_error(prog.name, msg, arg);
 }
 
 /* One option whose value must be checked (c is its getopt letter).
- * Returns NULL, or the complaint for a bad value. */
+ * Returns NULL, or what a good value is (cliutil.h). */
 static const char *value_option(struct killit *k, int c, const char *arg)
 {
     uint64_t v;
@@ -68,32 +69,32 @@ static const char *value_option(struct killit *k, int c, const char *arg)
     case 'b': return cli_opt_rcvbuf(arg, &k->rcvbuf);
     case 'w':
         if (cli_parse_u64(arg, KI_MAX_CLIENTS, &v))
-            return "--slow wants a number of clients";
+            return "a number of clients from 0 to 1000";
         k->nslow = (unsigned)v;
         return NULL;
     case 'M': return cli_opt_mss(arg, &k->mss);
     case 's':
         return cli_parse_u64(arg, UINT64_MAX - KI_MAX_CLIENTS, &k->seed)
-               ? "--seed wants a non-negative integer" : NULL;
+               ? "a non-negative integer below 2^64 - 1000" : NULL;
     case 'p':
         return cli_parse_u64(arg, PRELOAD_MAX, &k->preload)
-               ? "--preload wants 0-1000000 people" : NULL;
+               ? "a number of people from 0 to 1000000" : NULL;
     case 'm': return cli_opt_mix(arg, &k->mix);
     case 't':
         return cli_parse_seconds(arg, &k->timeout_s) || k->timeout_s <= 0
-               ? "--timeout wants seconds > 0" : NULL;
+               ? "a number of seconds above 0, at most 86400" : NULL;
     case 'H': return cli_opt_hang(arg, &k->hang_s);
     case 'P':
         if (cli_parse_u64(arg, 1u << 30, &v) || v == 0)
-            return "--server-pid wants a pid";
+            return "a process id from 1 to 1073741824";
         k->server_pid = (pid_t)v;
         return NULL;
     }
-    return "bad option";
+    return "an option kill_it knows";     /* not reached: getopt said '?' */
 }
 
 /* Options and operands. Returns 0, or the exit status for bad ones;
- * --help and --version exit here. */
+ * --help and --version exit here (cli_getopt). */
 static int parse_args(struct killit *k, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -119,18 +120,16 @@ static int parse_args(struct killit *k, int argc, char **argv)
     uint64_t v;
     int c;
 
-    while ((c = getopt_long(argc, argv, "qhV", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(&prog, argc, argv, "qhV", longopts)) != -1) {
         switch (c) {
         case 'L': k->lastnames = optarg; break;
         case 'j': k->json_path = optarg; break;
         case 'c': k->csv_path = optarg; break;
         case 'q': k->quiet = 1; break;
-        case 'h': usage(stdout); exit(0);
-        case 'V': printf("kill_it %s\n", CLIENT_VERSION); exit(0);
-        case '?': return die_usage("bad option", NULL);
+        case '?': return CLI_EXIT_USAGE;
         default:
             if ((bad = value_option(k, c, optarg)))
-                return die_usage(bad, optarg);
+                return cli_bad_opt(prog.name, longopts, c, optarg, bad);
         }
     }
     if (argc - optind != 4)
@@ -139,11 +138,12 @@ static int parse_args(struct killit *k, int argc, char **argv)
     k->host = arg[0];
     k->port = arg[1];
     if ((bad = cli_arg_port(arg[1])))
-        return die_usage(bad, arg[1]);
+        return cli_bad_value(prog.name, "PORT", arg[1], bad);
     if ((bad = cli_arg_events(arg[2], &k->nevents)))
-        return die_usage(bad, arg[2]);
+        return cli_bad_value(prog.name, "NEVENTS", arg[2], bad);
     if (cli_parse_u64(arg[3], KI_MAX_CLIENTS, &v) || v == 0)
-        return die_usage("NCLIENTS must be 1-1000", arg[3]);
+        return cli_bad_value(prog.name, "NCLIENTS", arg[3],
+                             "a number from 1 to 1000");
     k->nclients = (unsigned)v;
     if (k->nslow == 0 || k->nslow > k->nclients)
         k->nslow = k->nclients;

@@ -14,8 +14,8 @@
 #include <stdatomic.h>
 #include <time.h>
 #include "store.h"
+#include "version.h"
 
-#define SSN_VERSION         "0.1.0"
 #define SSN_DEFAULT_PORT    7777    /* when neither -p nor PORT is given */
 #define SSN_DEFAULT_MAX     1024    /* --max-clients */
 #define SSN_DEFAULT_MAX_OUTPUT (64UL << 20) /* --max-output: a PRINT of 10^6

@@ -192,13 +192,17 @@ static void usage(FILE *f)
         "  -n, --count N       strings per run (default 10M; k/M suffixes)\n"
         "  -t, --threads LIST  comma list of thread counts (default 1,2,4,8,12,24)\n"
         "  -r, --repeat R      runs per cell, median reported (default %d)\n"
-        "  -V, --variants LIST subset of: locked,newctx,perthread,oneshot,\n"
-        "                      oneshot-fetched (default: all)\n"
+        "  -w, --variants LIST subset of: locked,newctx,perthread,oneshot,\n"
+        "                      oneshot-fetched (default: all); -w was -V\n"
+        "                      before 0.2.0, -V is --version now\n"
         "  -j, --json          print JSON instead of the table\n"
         "  -v, --verbose       print each run's time on stderr\n"
         "      --corrupt NAME  test hook: flip one output bit of variant NAME,\n"
         "                      which must make the digest check fail\n"
-        "  -h, --help          this text\n", DEFAULT_REPEAT);
+        "  -h, --help          this text\n"
+        "  -V, --version       the version\n"
+        "Exit status: 0 when every digest matched, 1 when they differ or a run\n"
+        "failed, 2 for bad arguments.\n", DEFAULT_REPEAT);
 }
 
 /* The command line, parsed. */
@@ -210,22 +214,24 @@ struct hash_opts {
     bool json, verbose;
 };
 
-/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+/* Parses argv into o. Returns 0, or the exit status for bad arguments
+ * after saying why; --help and --version exit here (bench_getopt). */
 static int parse_args(int argc, char **argv, struct hash_opts *o)
 {
     const struct bench_opt opts[] = {
         { "count", 'n', BENCH_OPT_COUNT, &o->count, 1, ULONG_MAX },
         { "threads", 't', BENCH_OPT_LIST, &o->threads, 0, MAX_THREADS },
         { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
-        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "variants", 'w', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
         { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
         { "verbose", 'v', BENCH_OPT_FLAG, &o->verbose, 0, 0 },
         { "corrupt", 0, BENCH_OPT_VARIANT, &o->corrupt, 0, 0 },
         { NULL, 0, 0, NULL, 0, 0 },
     };
     const struct bench_variants variants = { variant_names, NVAR };
+    const struct bench_prog prog = { "bench-hash", usage };
 
-    return bench_getopt(argc, argv, opts, &variants);
+    return bench_getopt(&prog, argc, argv, opts, &variants);
 }
 
 /* Fetches SHA-256 and checks it against a known answer, SHA-256("abc"), so
@@ -378,10 +384,8 @@ int main(int argc, char **argv)
 
     for (int v = 0; v < NVAR; v++)
         o.sel[v] = 1;
-    if ((rc = parse_args(argc, argv, &o)) != 0) {
-        usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? 0 : 2;
-    }
+    if ((rc = parse_args(argc, argv, &o)) != 0)
+        return rc;
     if (crypto_init() < 0)
         goto out;
 

@@ -259,12 +259,16 @@ static void usage(FILE *f)
         "  -r, --repeat R       runs per variant, median reported (default %d)\n"
         "  -b, --bufsize B      bytes per buffer in (f) (default 1M)\n"
         "  -d, --dir DIR        directory for the file (default: mkdtemp in /tmp)\n"
-        "  -V, --variants LIST  subset of: direct,mutex,thread-mutex,thread-spin,\n"
-        "                       queue,dbuf (default: all)\n"
+        "  -w, --variants LIST  subset of: direct,mutex,thread-mutex,thread-spin,\n"
+        "                       queue,dbuf (default: all); -w was -V before\n"
+        "                       0.2.0, -V is --version now\n"
         "  -j, --json           print JSON instead of the table\n"
         "      --corrupt NAME   test hook: add a torn line to variant NAME's\n"
         "                       file, which the line check must catch\n"
-        "  -h, --help           this text\n",
+        "  -h, --help           this text\n"
+        "  -V, --version        the version\n"
+        "Exit status: 0 when every run wrote exactly its lines, 1 when one did\n"
+        "not or a run failed, 2 for bad arguments.\n",
         LOG_LINE_LEN, DEFAULT_THREADS, DEFAULT_REPEAT);
 }
 
@@ -343,7 +347,8 @@ struct log_opts {
     bool json;
 };
 
-/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+/* Parses argv into o. Returns 0, or the exit status for bad arguments
+ * after saying why; --help and --version exit here (bench_getopt). */
 static int parse_args(int argc, char **argv, struct log_opts *o)
 {
     const struct bench_opt opts[] = {
@@ -353,14 +358,15 @@ static int parse_args(int argc, char **argv, struct log_opts *o)
         { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
         { "bufsize", 'b', BENCH_OPT_COUNT, &o->bufsize, 4096, ULONG_MAX },
         { "dir", 'd', BENCH_OPT_STRING, &o->dir, 0, 0 },
-        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "variants", 'w', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
         { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
         { "corrupt", 0, BENCH_OPT_VARIANT, &o->corrupt, 0, 0 },
         { NULL, 0, 0, NULL, 0, 0 },
     };
     const struct bench_variants variants = { variant_names, NVAR };
+    const struct bench_prog prog = { "bench-log", usage };
 
-    return bench_getopt(argc, argv, opts, &variants);
+    return bench_getopt(&prog, argc, argv, opts, &variants);
 }
 
 /* The rows: (a) once with one thread, (c) (d) once with a thread per line,
@@ -440,10 +446,8 @@ int main(int argc, char **argv)
 
     for (int v = 0; v < NVAR; v++)
         o.sel[v] = 1;
-    if ((rc = parse_args(argc, argv, &o)) != 0) {
-        usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? 0 : 2;
-    }
+    if ((rc = parse_args(argc, argv, &o)) != 0)
+        return rc;
     double *runs = calloc((size_t)NVAR * BENCH_MAX_LIST * o.repeat,
                           sizeof *runs);
     if (runs == NULL) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "jsonw.h"
+#include "version.h"
 
 double bench_now(void)
 {
@@ -90,18 +91,60 @@ int bench_parse_names(const char *s, const char *const *known, int nknown,
                 sel[k] = found = 1;
             }
         }
-        if (!found) {
-            fprintf(stderr, "unknown variant '%.*s'; known:", (int)len, s);
-            for (int k = 0; k < nknown; k++)
-                fprintf(stderr, " %s", known[k]);
-            fputc('\n', stderr);
+        if (!found)
             return -EINVAL;
-        }
         s += len;
         if (*s == ',')
             s++;
     }
     return count > 0 ? count : -EINVAL;
+}
+
+/* Writes "NAME1,NAME2,..." (sep between names) into buf. */
+static void join_names(char *buf, size_t len, const struct bench_variants *v,
+                       const char *sep)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (int k = 0; k < v->n && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                                 k ? sep : "", v->names[k]);
+}
+
+/* What a good value for o is, to complete "'ARG' is not ...", into buf. */
+static const char *opt_want(const struct bench_opt *o,
+                            const struct bench_variants *variants,
+                            char *buf, size_t len)
+{
+    char names[512];
+
+    switch (o->kind) {
+    case BENCH_OPT_COUNT:
+        if (o->max == (unsigned long)-1 && o->min <= 1)
+            snprintf(buf, len, "a positive number (k and M suffixes allowed)");
+        else if (o->max == (unsigned long)-1)
+            snprintf(buf, len, "a number of at least %lu (k and M suffixes "
+                     "allowed)", o->min);
+        else
+            snprintf(buf, len, "a number from %lu to %lu", o->min, o->max);
+        break;
+    case BENCH_OPT_LIST:
+        snprintf(buf, len, "a comma list of at most %d numbers from 1 to %lu",
+                 BENCH_MAX_LIST, o->max);
+        break;
+    case BENCH_OPT_VARIANTS:
+        join_names(names, sizeof names, variants, ",");
+        snprintf(buf, len, "a comma list of variants from: %s", names);
+        break;
+    case BENCH_OPT_VARIANT:
+        join_names(names, sizeof names, variants, ", ");
+        snprintf(buf, len, "one of: %s", names);
+        break;
+    default:                    /* flags and strings cannot be wrong */
+        snprintf(buf, len, "a value for --%s", o->name);
+    }
+    return buf;
 }
 
 /* Stores one option's argument; 0 or -EINVAL. */
@@ -156,11 +199,21 @@ static int opt_val(const struct bench_opt *opts, int i)
     return opts[i].key ? opts[i].key : 256 + i;
 }
 
-int bench_getopt(int argc, char **argv, const struct bench_opt *opts,
+/* Prints the "Try" line that follows every complaint; returns the status. */
+static int usage_error(const struct bench_prog *p)
+{
+    fprintf(stderr, "Try '%s --help'.\n", p->name);
+    return BENCH_EXIT_USAGE;
+}
+
+int bench_getopt(const struct bench_prog *p, int argc, char **argv,
+                 const struct bench_opt *opts,
                  const struct bench_variants *variants)
 {
-    struct option lo[BENCH_MAX_OPTS + 2];
-    char so[3 * BENCH_MAX_OPTS + 2] = "";
+    struct option lo[BENCH_MAX_OPTS + 3];
+    char so[3 * BENCH_MAX_OPTS + 3] = "";
+    char want[640];
+    char *argv0 = argv[0];
     size_t slen = 0;
     int n = 0, c;
 
@@ -176,20 +229,49 @@ int bench_getopt(int argc, char **argv, const struct bench_opt *opts,
         }
     }
     lo[n] = (struct option){ "help", no_argument, NULL, 'h' };
-    lo[n + 1] = (struct option){ NULL, 0, NULL, 0 };
-    so[slen++] = 'h';
-    so[slen] = '\0';
-    while ((c = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+    lo[n + 1] = (struct option){ "version", no_argument, NULL, 'V' };
+    lo[n + 2] = (struct option){ NULL, 0, NULL, 0 };
+    strcpy(so + slen, "hV");
+    for (;;) {
         int i = 0;
 
-        if (c == 'h')
-            return 1;
+        /* getopt_long names argv[0] in its complaints; lend it the short
+         * name, so every line starts the same way whatever the path. */
+        argv[0] = (char *)p->name;
+        c = getopt_long(argc, argv, so, lo, NULL);
+        argv[0] = argv0;
+        if (c == -1)
+            break;
+        if (c == 'h') {
+            p->usage(stdout);
+            exit(0);
+        }
+        if (c == 'V') {
+            bench_version(p->name);
+            exit(0);
+        }
         while (i < n && opt_val(opts, i) != c)
             i++;
-        if (i == n || opt_store(&opts[i], optarg, variants) < 0)
-            return -EINVAL;
+        if (i == n)             /* getopt has said what was wrong */
+            return usage_error(p);
+        if (opt_store(&opts[i], optarg, variants) < 0) {
+            fprintf(stderr, "%s: --%s: '%s' is not %s\n", p->name,
+                    opts[i].name, optarg,
+                    opt_want(&opts[i], variants, want, sizeof want));
+            return usage_error(p);
+        }
     }
-    return optind == argc ? 0 : -EINVAL;
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s'\n", p->name,
+                argv[optind]);
+        return usage_error(p);
+    }
+    return 0;
+}
+
+void bench_version(const char *prog)
+{
+    printf("%s %s (%s)\n", prog, SSN_VERSION, SSN_SUITE);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -3,6 +3,13 @@
  * repeated runs and a description of the machine for the table header (JSON
  * strings come from common/jsonw.h). Nothing here knows about threads or
  * locks; the benchmarks link it, the server never does.
+ *
+ * The command line follows the suite's conventions (as client/cliutil.h
+ * does for the load clients): -h/--help prints the usage on stdout and
+ * exits 0; -V/--version prints "PROG VERSION (SUITE)" (common/version.h)
+ * and exits 0; a bad option or value prints one line naming it, then
+ * "Try 'PROG --help'.", and exits BENCH_EXIT_USAGE; failures at run time
+ * exit 1.
  */
 #ifndef SSN_BENCH_UTIL_H
 #define SSN_BENCH_UTIL_H
@@ -14,6 +21,7 @@
 
 #define BENCH_MAX_LIST  64      /* most entries bench_parse_list accepts */
 #define BENCH_MAX_OPTS  16      /* most entries in one bench_getopt table */
+#define BENCH_EXIT_USAGE 2      /* exit status for bad arguments */
 
 /* A comma list of positive integers, as --threads 1,2,4 gives it. */
 struct bench_list {
@@ -32,10 +40,10 @@ enum bench_opt_kind {
 };
 
 /* One row of a benchmark's option table; a row with name NULL ends it.
- * --help (-h) is always there and needs no row. */
+ * --help (-h) and --version (-V) are always there and need no row. */
 struct bench_opt {
     const char *name;           /* the long name, without "--" */
-    int key;                    /* the short letter; 0 for long only */
+    int key;                    /* the short letter (not h or V); 0: none */
     enum bench_opt_kind kind;
     void *dest;
     unsigned long min, max;     /* COUNT: the range; LIST: largest entry */
@@ -46,6 +54,12 @@ struct bench_opt {
 struct bench_variants {
     const char *const *names;
     int n;
+};
+
+/* A benchmark's name and usage text, for bench_getopt. */
+struct bench_prog {
+    const char *name;           /* "bench-hash": what messages start with */
+    void (*usage)(FILE *f);     /* prints the --help text to f */
 };
 
 /* Seconds on CLOCK_MONOTONIC, as a double. */
@@ -65,17 +79,22 @@ int bench_parse_list(const char *s, int *out, int max);
 
 /* Splits a comma list of names and checks each against known[0..nknown).
  * Sets sel[k] = 1 for each named entry (others 0). Returns the number
- * selected, or -EINVAL after printing "unknown variant" to stderr. */
+ * selected, or -EINVAL for an unknown name or an empty list. */
 int bench_parse_names(const char *s, const char *const *known, int nknown,
                       int *sel);
 
 /* Parses argv against the table opts (at most BENCH_MAX_OPTS rows) with
- * getopt_long; no operands are accepted. Returns 0; 1 when --help was
- * asked for; -EINVAL on a bad option or argument (getopt or
- * bench_parse_names may have said why on stderr). Either way the caller
- * prints its usage: on stdout for 1, on stderr for -EINVAL. */
-int bench_getopt(int argc, char **argv, const struct bench_opt *opts,
+ * getopt_long; no operands are accepted. --help and --version print on
+ * stdout and exit 0 here. Returns 0, or BENCH_EXIT_USAGE after saying on
+ * stderr which option or value is wrong ("bench-hash: --count: 'abc' is
+ * not a positive number ..."); the destinations of the options before the
+ * bad one may have been set. */
+int bench_getopt(const struct bench_prog *p, int argc, char **argv,
+                 const struct bench_opt *opts,
                  const struct bench_variants *variants);
+
+/* Prints "PROG VERSION (SUITE)" on stdout (common/version.h). */
+void bench_version(const char *prog);
 
 /* Median of v[0..n); sorts v in place. Returns 0 for n == 0. */
 double bench_median(double *v, int n);

@@ -231,10 +231,14 @@ static void usage(FILE *f)
         "                       system refuses, and the table says so)\n"
         "  -r, --repeat R       timed rounds, median reported (default %d),\n"
         "                       after one discarded warm-up round\n"
-        "  -V, --variants LIST  subset of: broadcast,signal,signal-shared-mutex\n"
-        "                       (default: all)\n"
+        "  -w, --variants LIST  subset of: broadcast,signal,signal-shared-mutex\n"
+        "                       (default: all); -w was -V before 0.2.0, -V is\n"
+        "                       --version now\n"
         "  -j, --json           print JSON instead of the table\n"
-        "  -h, --help           this text\n", DEFAULT_WAITERS, DEFAULT_REPEAT);
+        "  -h, --help           this text\n"
+        "  -V, --version        the version\n"
+        "Exit status: 0 when every round ran, 1 when a run failed (memory,\n"
+        "threads), 2 for bad arguments.\n", DEFAULT_WAITERS, DEFAULT_REPEAT);
 }
 
 /* The command line, parsed. */
@@ -244,19 +248,21 @@ struct wake_opts {
     bool json;
 };
 
-/* Parses argv into o. Returns 0, 1 after --help, -EINVAL when bad. */
+/* Parses argv into o. Returns 0, or the exit status for bad arguments
+ * after saying why; --help and --version exit here (bench_getopt). */
 static int parse_args(int argc, char **argv, struct wake_opts *o)
 {
     const struct bench_opt opts[] = {
         { "threads", 't', BENCH_OPT_COUNT, &o->asked, 1, MAX_WAITERS },
         { "repeat", 'r', BENCH_OPT_COUNT, &o->repeat, 1, 1000 },
-        { "variants", 'V', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
+        { "variants", 'w', BENCH_OPT_VARIANTS, o->sel, 0, 0 },
         { "json", 'j', BENCH_OPT_FLAG, &o->json, 0, 0 },
         { NULL, 0, 0, NULL, 0, 0 },
     };
     const struct bench_variants variants = { variant_names, NVAR };
+    const struct bench_prog prog = { "bench-wakeup", usage };
 
-    return bench_getopt(argc, argv, opts, &variants);
+    return bench_getopt(&prog, argc, argv, opts, &variants);
 }
 
 /* What the runs found, per variant. */
@@ -359,10 +365,8 @@ int main(int argc, char **argv)
 
     for (int v = 0; v < NVAR; v++)
         o.sel[v] = 1;
-    if ((rc = parse_args(argc, argv, &o)) != 0) {
-        usage(rc > 0 ? stdout : stderr);
-        return rc > 0 ? 0 : 2;
-    }
+    if ((rc = parse_args(argc, argv, &o)) != 0)
+        return rc;
     struct waiter *w = aligned_alloc(64, sizeof *w * o.asked);
     wr.res = calloc(o.repeat, sizeof *wr.res);
     if (w == NULL || wr.res == NULL || sem_init(&all_woken, 0, 0) != 0 ||

@@ -1,0 +1,134 @@
+#!/bin/bash
+# test-cli.sh -- one command-line style across the suite's programs (all
+# but the server): --help/-h and --version/-V exit 0, the version is the one
+# in common/version.h, an unknown option and a bad value exit 2 with a
+# message naming them; then `make install' into a staging directory, the
+# installed programs and pages work, and `make uninstall' leaves no file.
+source "$(dirname "$0")/lib/common.sh"
+
+PROGS=(inputgen inclient kill_it bench-hash bench-log bench-wakeup)
+VERSION=$(sed -n 's/^#define SSN_VERSION *"\([^"]*\)".*/\1/p' common/version.h)
+SUITE=$(sed -n 's/^#define SSN_SUITE *"\([^"]*\)".*/\1/p' common/version.h)
+check "common/version.h defines SSN_VERSION and SSN_SUITE" \
+    test -n "$VERSION" -a -n "$SUITE"
+
+# run PROG ARGS...: OUT, ERR and RC of one run, stdin from /dev/null.
+run() {
+    timeout 10 "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
+    RC=$? OUT=$(cat "$TEST_TMP/out") ERR=$(cat "$TEST_TMP/err")
+}
+
+# ---- --version, --help, bad options -------------------------------------
+
+for p in "${PROGS[@]}"; do
+    for v in --version -V; do
+        run "$BIN/$p" $v
+        expect_eq "$p $v: exit 0" "$RC" 0
+        expect_eq "$p $v: prints the version of common/version.h" \
+            "$OUT" "$p $VERSION ($SUITE)"
+    done
+    for h in --help -h; do
+        run "$BIN/$p" $h
+        expect_eq "$p $h: exit 0" "$RC" 0
+        expect_match "$p $h: usage on stdout, nothing on stderr" \
+            "$OUT|$ERR" "^usage: $p .*\\|\$"
+    done
+    run "$BIN/$p" --no-such-option
+    expect_eq "$p --no-such-option: exit 2" "$RC" 2
+    expect_match "$p --no-such-option: says so, under its own name" "$ERR" \
+        "^$p: .*'--no-such-option'.*"$'\n'"Try '$p --help'\\.\$"
+    run "$BIN/$p" -Z
+    expect_eq "$p -Z: exit 2" "$RC" 2
+    expect_match "$p -Z: names the option" "$ERR" "^$p: .*'Z'"
+done
+
+# bad_value DESC OPTION VALUE ARGS...: exit 2, and one line that names the
+# option and the value, then the hint; nothing on stdout.
+bad_value() {
+    local desc=$1 opt=$2 val=$3
+    shift 3
+    run "$@"
+    expect_eq "$desc: exit 2" "$RC" 2
+    expect_match "$desc: the message names $opt and '$val'" "$ERR" \
+        "^[a-z_-]+: $opt: '$val' is not .+"$'\n'"Try '[a-z_-]+ --help'\\.\$"
+    expect_eq "$desc: nothing on stdout" "$OUT" ""
+}
+bad_value "inputgen --shard 7/3" --shard 7/3 "$BIN/inputgen" --shard 7/3 10 1
+bad_value "inputgen NEVENTS 10x" NEVENTS 10x "$BIN/inputgen" 10x 1
+bad_value "inclient --rate abc" --rate abc "$BIN/inclient" --rate abc 127.0.0.1 1 10 1
+bad_value "inclient --timeout=-1" --timeout -1 "$BIN/inclient" --timeout=-1 127.0.0.1 1 10 1
+bad_value "inclient PORT 99999" PORT 99999 "$BIN/inclient" 127.0.0.1 99999 10 1
+bad_value "kill_it --preload abc" --preload abc "$BIN/kill_it" --preload abc 127.0.0.1 1 10 1
+bad_value "kill_it NCLIENTS 0" NCLIENTS 0 "$BIN/kill_it" 127.0.0.1 1 10 0
+bad_value "bench-hash --count abc" --count abc "$BIN/bench-hash" --count abc
+bad_value "bench-hash -n abc (short form)" --count abc "$BIN/bench-hash" -n abc
+bad_value "bench-hash --repeat 5000" --repeat 5000 "$BIN/bench-hash" --repeat 5000
+bad_value "bench-log --lines 0" --lines 0 "$BIN/bench-log" --lines 0
+bad_value "bench-log --bufsize 12" --bufsize 12 "$BIN/bench-log" --bufsize 12
+bad_value "bench-wakeup --threads abc" --threads abc "$BIN/bench-wakeup" --threads abc
+bad_value "bench-wakeup -w nope (the --variants short form)" --variants nope \
+    "$BIN/bench-wakeup" -w nope
+run "$BIN/bench-hash" extra
+expect_eq "bench-hash with an operand: exit 2" "$RC" 2
+expect_match "bench-hash with an operand: names it" "$ERR" "^bench-hash: .*'extra'"
+run "$BIN/inputgen" 10 1 "$TEST_TMP/no-such-list"
+expect_eq "inputgen with a missing last-name list: exit 1 (run time)" "$RC" 1
+
+# ---- make install, make uninstall -----------------------------------------
+
+# A make of its own: not the jobserver or the variables of the make that
+# may be running this script.
+stage=$TEST_TMP/stage
+submake() {
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BIN \
+        make --no-print-directory -s "$@" DESTDIR="$stage" PREFIX=/usr
+}
+if submake install >"$TEST_TMP/install.log" 2>&1; then
+    ok "make install DESTDIR=... PREFIX=/usr"
+else
+    not_ok "make install DESTDIR=... PREFIX=/usr"
+    sed 's/^/#   /' "$TEST_TMP/install.log" | tail -n 5
+fi
+ib=$stage/usr/bin mp=$stage/usr/share/man
+for p in "${PROGS[@]}"; do
+    run "$ib/$p" --version
+    expect_eq "installed $p --version" "$RC:$OUT" "0:$p $VERSION ($SUITE)"
+done
+n=0
+for m in serial nolock coarse fine buffered; do
+    n=$((n + 1))
+    run "$ib/ssnserver-$m" --version
+    expect_match "installed ssnserver-$m --version" "$RC:$OUT" \
+        "^0:ssnserver [0-9].* $m "
+    expect_eq "installed ssnserver$n is a link to ssnserver-$m" \
+        "$(readlink "$ib/ssnserver$n")" "ssnserver-$m"
+done
+expect_eq "installed ssnserver is a link to ssnserver-buffered" \
+    "$(readlink "$ib/ssnserver")" ssnserver-buffered
+run "$ib/ssnserver" -V
+expect_match "installed ssnserver runs the buffered build" "$RC:$OUT" \
+    "^0:.*lock mode buffered "
+for page in ssnserver inputgen inclient kill_it ssnserver-fine; do
+    f=$mp/man1/$page.1
+    MANWIDTH=80 MANPAGER=cat PAGER=cat man -l "$f" >"$TEST_TMP/page" \
+        2>"$TEST_TMP/page.err"
+    rc=$?
+    if [[ $rc -eq 0 && ! -s $TEST_TMP/page.err ]] &&
+       grep -q '^NAME' "$TEST_TMP/page"; then
+        ok "man -l renders the installed $page(1)"
+    else
+        not_ok "man -l renders the installed $page(1) (rc $rc)"
+        sed 's/^/#   /' "$TEST_TMP/page.err" | head -n 3
+    fi
+done
+
+if submake uninstall >"$TEST_TMP/uninstall.log" 2>&1; then
+    ok "make uninstall DESTDIR=... PREFIX=/usr"
+else
+    not_ok "make uninstall DESTDIR=... PREFIX=/usr"
+    sed 's/^/#   /' "$TEST_TMP/uninstall.log" | tail -n 5
+fi
+left=$(find "$stage" ! -type d 2>/dev/null)
+expect_eq "make uninstall leaves no file behind" "$left" ""
+
+finish
