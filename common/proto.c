@@ -15,20 +15,22 @@ struct token {
 static const struct {
     const char *word;
     enum proto_cmd cmd;
-    int nargs;
+    int nargs;                  /* arguments required */
+    int optional;               /* one more allowed (STATS RESET, TREE N) */
     const char *usage;
 } commands[] = {
-    { "ADD",    PROTO_ADD,    4, "ADD first last age ssn" },
-    { "DELETE", PROTO_DELETE, 2, "DELETE first last" },
-    { "FIND",   PROTO_FIND,   2, "FIND first last" },
-    { "PRINT",  PROTO_PRINT,  0, "PRINT" },
-    { "COUNT",  PROTO_COUNT,  0, "COUNT" },
-    { "CHECK",  PROTO_CHECK,  0, "CHECK" },
-    { "DIGEST", PROTO_DIGEST, 0, "DIGEST" },
-    { "STATS",  PROTO_STATS,  0, "STATS" },
-    { "HELP",   PROTO_HELP,   0, "HELP" },
-    { "DONE",   PROTO_QUIT,   0, "DONE" },
-    { "QUIT",   PROTO_QUIT,   0, "QUIT" },
+    { "ADD",    PROTO_ADD,    4, 0, "ADD first last age ssn" },
+    { "DELETE", PROTO_DELETE, 2, 0, "DELETE first last" },
+    { "FIND",   PROTO_FIND,   2, 0, "FIND first last" },
+    { "PRINT",  PROTO_PRINT,  0, 0, "PRINT" },
+    { "COUNT",  PROTO_COUNT,  0, 0, "COUNT" },
+    { "CHECK",  PROTO_CHECK,  0, 0, "CHECK" },
+    { "DIGEST", PROTO_DIGEST, 0, 0, "DIGEST" },
+    { "STATS",  PROTO_STATS,  0, 1, "STATS [RESET]" },
+    { "TREE",   PROTO_TREE,   0, 1, "TREE [DEPTH]" },
+    { "HELP",   PROTO_HELP,   0, 0, "HELP" },
+    { "DONE",   PROTO_QUIT,   0, 0, "DONE" },
+    { "QUIT",   PROTO_QUIT,   0, 0, "QUIT" },
 };
 
 const char proto_help_text[] =
@@ -39,7 +41,8 @@ const char proto_help_text[] =
     "COUNT                    number of people\n"
     "CHECK                    verify the tree's invariants\n"
     "DIGEST                   SHA-256 of the canonical dump\n"
-    "STATS                    server counters\n"
+    "STATS [RESET]            server counters; RESET zeroes them\n"
+    "TREE [DEPTH]             the tree's top levels as Graphviz DOT\n"
     "HELP                     this text\n"
     "DONE or QUIT             close this connection\n"
     "END\n";
@@ -95,6 +98,36 @@ static void copy_token(char *dst, const struct token *t)
     dst[t->len] = '\0';
 }
 
+/* STATS [RESET] and TREE [DEPTH]: arg is the optional argument or NULL. */
+static enum proto_cmd parse_optional(struct proto_req *req, enum proto_cmd cmd,
+                                     const struct token *arg,
+                                     const char *usage)
+{
+    int depth = 0;
+
+    if (cmd == PROTO_STATS) {
+        if (!arg)
+            return req->cmd = PROTO_STATS;
+        if (arg->len == 5 && strncasecmp(arg->s, "RESET", 5) == 0)
+            return req->cmd = PROTO_STATS_RESET;
+        snprintf(req->err, sizeof(req->err), "Error: usage: %s", usage);
+        return req->cmd = PROTO_INVALID;
+    }
+    req->depth = PROTO_TREE_DEPTH;
+    if (arg) {
+        for (size_t i = 0; i < arg->len && depth <= PROTO_TREE_MAX_DEPTH; i++)
+            depth = arg->s[i] >= '0' && arg->s[i] <= '9'
+                  ? depth * 10 + (arg->s[i] - '0') : PROTO_TREE_MAX_DEPTH + 1;
+        if (depth < 1 || depth > PROTO_TREE_MAX_DEPTH || arg->len > 2) {
+            snprintf(req->err, sizeof(req->err), "Error: bad depth: a whole "
+                     "number from 1 to %d", PROTO_TREE_MAX_DEPTH);
+            return req->cmd = PROTO_INVALID;
+        }
+        req->depth = depth;
+    }
+    return req->cmd = PROTO_TREE;
+}
+
 enum proto_cmd proto_parse(const char *line, size_t len,
                            struct proto_req *req, struct entry *e)
 {
@@ -111,11 +144,15 @@ enum proto_cmd proto_parse(const char *line, size_t len,
     }
     if (i == sizeof(commands) / sizeof(commands[0]))
         return bad_command(req, &tok[0]);
-    if (n - 1 != commands[i].nargs) {
+    if (n - 1 != commands[i].nargs &&
+        !(commands[i].optional && n - 1 == commands[i].nargs + 1)) {
         snprintf(req->err, sizeof(req->err), "Error: usage: %s",
                  commands[i].usage);
         return req->cmd = PROTO_INVALID;
     }
+    if (commands[i].optional)
+        return parse_optional(req, commands[i].cmd, n > 1 ? &tok[1] : NULL,
+                              commands[i].usage);
     if (commands[i].nargs >= 2) {
         if (!entry_name_ok(tok[1].s, tok[1].len))
             return fail(req, "bad first name: 1 to 63 bytes, "

@@ -10,6 +10,8 @@
 
 #define PROTO_MAX_LINE  1024    /* longest request, without its \r\n */
 #define PROTO_ERR_MAX   128     /* longest error reply, with "Error: " */
+#define PROTO_TREE_DEPTH     5  /* TREE's levels when none is given */
+#define PROTO_TREE_MAX_DEPTH 10 /* TREE's most levels (1023 nodes drawn) */
 
 /* The fixed reply shapes, shared by the server that sends them and the
  * clients that check them. Each *_LINE form ends in '\n'. */
@@ -34,6 +36,8 @@ enum proto_cmd {
     PROTO_CHECK,
     PROTO_DIGEST,
     PROTO_STATS,
+    PROTO_STATS_RESET,          /* STATS RESET */
+    PROTO_TREE,                 /* req->depth holds the depth */
     PROTO_HELP,
     PROTO_QUIT,                 /* DONE or QUIT */
 };
@@ -41,6 +45,7 @@ enum proto_cmd {
 struct proto_req {
     enum proto_cmd cmd;
     char err[PROTO_ERR_MAX];    /* for PROTO_INVALID: "Error: ...", no \n */
+    int depth;                  /* for PROTO_TREE: levels to draw */
 };
 
 /* Parses line (len bytes, no terminator needed). For ADD it fills every

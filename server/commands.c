@@ -196,16 +196,32 @@ static void cmd_check(struct session *s)
 
 static void cmd_stats(struct session *s)
 {
+    struct store_lock_figures lock;
     char block[STATS_MAX];
     size_t n, len;
 
-    if (read_count(s, &n, NULL))
+    if (cmd_store_enter(s, STORE_READ))
         return;
-    len = stats_format(block, sizeof(block), s->store, n, s->commands);
+    n = store_count_locked(s->store);
+    store_lock_figures_locked(s->store, &lock);
+    cmd_store_leave(s, STORE_READ);
+    len = stats_format(block, sizeof(block), s->store, n, &lock, s->commands);
     if (len)
         reply_put(s, block, len);
     else
         reply_puts(s, PROTO_ERR_NOMEM_LINE);    /* cannot happen: a bug */
+}
+
+/* Zeroes every counter that is not a gauge, the lock's figures included. */
+static void cmd_stats_reset(struct session *s)
+{
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    store_lock_reset_locked(s->store);
+    cmd_store_leave(s, STORE_WRITE);
+    stats_reset();
+    s->commands = -1;           /* this request, counted after its reply */
+    reply_puts(s, PROTO_OK_LINE);
 }
 
 static void cmd_quit(struct session *s)
@@ -233,6 +249,8 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_CHECK:  cmd_check(s);  break;
     case PROTO_DIGEST: cmd_digest(s); break;
     case PROTO_STATS:  cmd_stats(s);  break;
+    case PROTO_STATS_RESET: cmd_stats_reset(s); break;
+    case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:

@@ -14,6 +14,9 @@ struct session;
 int cmd_store_enter(struct session *s, enum store_access how);
 void cmd_store_leave(struct session *s, enum store_access how);
 
+/* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
+void cmd_tree(struct session *s, int depth);
+
 /* Runs the parsed request cmd (its fields are in s->req) and appends its
  * one reply, between the session's reply_begin and reply_end. QUIT and a
  * failed write to the client set s->ending. */

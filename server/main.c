@@ -67,7 +67,7 @@ static void stats_cb(evutil_socket_t sig, short what, void *arg)
     size_t entries = atomic_load(&srv.store.entries);
     (void)sig; (void)what; (void)arg;
 
-    if (!stats_format(block, sizeof(block), &srv.store, entries, 0))
+    if (!stats_format(block, sizeof(block), &srv.store, entries, NULL, 0))
         return;
     char *save;
     for (char *line = strtok_r(block, "\n", &save); line;

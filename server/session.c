@@ -143,6 +143,7 @@ static void handle(struct session *s, const char *line, size_t len)
 
     if (cmd == PROTO_BLANK)
         return;                 /* no reply at all, not counted */
+    s->req_depth = req.depth;
     reply_begin(s);
     if (cmd == PROTO_INVALID)
         reply_printf(s, "%s\n", req.err);

@@ -1,13 +1,35 @@
 /* stats.c -- formatting the STATS block (stats.h). Everything it reads is
- * an atomic counter, a setting fixed at start-up, or passed in. */
+ * an atomic counter, a setting fixed at start-up, or passed in. The
+ * gauges (connections_current, entries) and the settings are never reset. */
 #include <stdio.h>
 #include "lockmode.h"
 #include "proto.h"
 #include "server.h"
 #include "stats.h"
+#include "store.h"
+
+static int lock_lines(char *buf, size_t cap,
+                      const struct store_lock_figures *f)
+{
+    return snprintf(buf, cap,
+        "lock_acquisitions %llu\n"
+        "lock_contended %llu\n"
+        "lock_wait_us %llu\n"
+        "lock_hold_us %llu\n"
+        "lock_wait_max_us %llu\n"
+        "lock_hold_max_us %llu\n"
+        "lock_wait_p99_us %llu\n"
+        "lock_hold_p99_us %llu\n",
+        (unsigned long long)f->acquisitions, (unsigned long long)f->contended,
+        (unsigned long long)f->wait_us, (unsigned long long)f->hold_us,
+        (unsigned long long)f->wait_max_us, (unsigned long long)f->hold_max_us,
+        (unsigned long long)f->wait_p99_us,
+        (unsigned long long)f->hold_p99_us);
+}
 
 size_t stats_format(char *buf, size_t cap, const struct store *st,
-                    size_t entries, long own_commands)
+                    size_t entries, const struct store_lock_figures *lock,
+                    long own_commands)
 {
     int n = snprintf(buf, cap,
         "mode %s\n"
@@ -27,8 +49,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "clients_output_limited %ld\n"
         "clients_idle_timeout %ld\n"
         "clients_write_timeout %ld\n"
-        "accept_fd_exhausted %ld\n"
-        PROTO_END_LINE,
+        "accept_fd_exhausted %ld\n",
         st->policy->name, SSN_VERSION, server_uptime(),
         atomic_load(&srv.connections_current),
         atomic_load(&srv.connections_total),
@@ -41,5 +62,26 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         atomic_load(&srv.clients_idle_timeout),
         atomic_load(&srv.clients_write_timeout),
         atomic_load(&srv.accept_fd_exhausted));
-    return n > 0 && (size_t)n < cap ? (size_t)n : 0;
+    if (n < 0 || (size_t)n >= cap)
+        return 0;
+    if (lock) {
+        int m = lock_lines(buf + n, cap - (size_t)n, lock);
+        if (m < 0 || (size_t)m >= cap - (size_t)n)
+            return 0;
+        n += m;
+    }
+    int m = snprintf(buf + n, cap - (size_t)n, PROTO_END_LINE);
+    return m > 0 && (size_t)m < cap - (size_t)n ? (size_t)(n + m) : 0;
+}
+
+void stats_reset(void)
+{
+    atomic_store(&srv.connections_total, 0);
+    atomic_store(&srv.connections_rejected, 0);
+    atomic_store(&srv.thread_failures, 0);
+    atomic_store(&srv.commands_total, 0);
+    atomic_store(&srv.clients_output_limited, 0);
+    atomic_store(&srv.clients_idle_timeout, 0);
+    atomic_store(&srv.clients_write_timeout, 0);
+    atomic_store(&srv.accept_fd_exhausted, 0);
 }

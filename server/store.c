@@ -16,6 +16,7 @@
 #include "listing.h"
 #include "lockmode.h"
 #include "store.h"
+#include "timeutil.h"
 
 int store_init(struct store *st, const struct lock_policy *policy)
 {
@@ -25,6 +26,9 @@ int store_init(struct store *st, const struct lock_policy *policy)
     st->held = 0;
     st->first = st->last = NULL;
     atomic_init(&st->owner, 0);
+    st->stats.acquisitions = st->stats.contended = 0;
+    hist_init(&st->stats.wait);
+    hist_init(&st->stats.hold);
     st->policy = policy;
     rb_init(&st->tree);
     st->version = 0;
@@ -71,24 +75,45 @@ static int wait_turn(struct store *st)
     return -rc;     /* a failed wait leaves w queued: the lock is broken */
 }
 
+/* Counts one acquisition; the caller has just got the lock. Two clock
+ * reads per acquisition and release at most, one when uncontended. */
+static void count_acquired(struct store *st, uint64_t asked, int contended)
+{
+    struct store_lock_stats *s = &st->stats;
+    uint64_t now = contended ? time_now_ns() : asked;
+
+    s->acquisitions++;
+    s->contended += (uint64_t)contended;
+    hist_record(&s->wait, now - asked);
+    s->acquired_at = now;
+}
+
 int store_lock(struct store *st)
 {
+    uint64_t asked = time_now_ns();
+    int contended = 0;
     int rc = pthread_mutex_lock(&st->handoff);
+
     if (rc)
         return -rc;
-    if (st->held || st->first)
+    if (st->held || st->first) {
+        contended = 1;
         rc = wait_turn(st);             /* held stays 1: handed over */
-    else
+    } else {
         st->held = 1;
+    }
     pthread_mutex_unlock(&st->handoff);
-    if (rc == 0)
-        atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
-                              memory_order_relaxed);
-    return rc;
+    if (rc)
+        return rc;
+    count_acquired(st, asked, contended);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+    return 0;
 }
 
 int store_unlock(struct store *st)
 {
+    hist_record(&st->stats.hold, time_now_ns() - st->stats.acquired_at);
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
     int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
@@ -113,6 +138,31 @@ int store_lock_owned(const struct store *st)
 {
     return atomic_load_explicit(&st->owner, memory_order_relaxed) ==
            (unsigned long)pthread_self();
+}
+
+void store_lock_figures_locked(const struct store *st,
+                               struct store_lock_figures *f)
+{
+    const struct store_lock_stats *s = &st->stats;
+
+    STORE_ASSERT_HELD(st);
+    f->acquisitions = s->acquisitions;
+    f->contended = s->contended;
+    f->wait_us = s->wait.sum / 1000;
+    f->hold_us = s->hold.sum / 1000;
+    f->wait_max_us = s->wait.count ? s->wait.max / 1000 : 0;
+    f->hold_max_us = s->hold.count ? s->hold.max / 1000 : 0;
+    f->wait_p99_us = hist_percentile(&s->wait, 99) / 1000;
+    f->hold_p99_us = hist_percentile(&s->hold, 99) / 1000;
+}
+
+/* The holder's own hold goes on: its start time is kept. */
+void store_lock_reset_locked(struct store *st)
+{
+    STORE_ASSERT_HELD(st);
+    st->stats.acquisitions = st->stats.contended = 0;
+    hist_init(&st->stats.wait);
+    hist_init(&st->stats.hold);
 }
 
 /* The lab's race window: the place is chosen, nothing is relinked yet. A

@@ -17,8 +17,10 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "digest.h"
 #include "entry.h"
+#include "hist.h"
 #include "rbtree.h"
 
 struct listing;
@@ -28,6 +30,24 @@ struct lock_policy;
 enum store_access {
     STORE_READ,
     STORE_WRITE,
+};
+
+/* The store lock measured from inside: every acquisition's wait (0 when
+ * nobody held it) and hold, in nanoseconds. Protected by the store lock
+ * itself: only its holder updates or reads them. */
+struct store_lock_stats {
+    uint64_t acquisitions;
+    uint64_t contended;         /* the lock was held or queued for */
+    uint64_t acquired_at;       /* time_now_ns() when the holder got it */
+    struct hist wait, hold;     /* totals, maxima and percentiles */
+};
+
+/* What STATS reports of them, in microseconds. */
+struct store_lock_figures {
+    uint64_t acquisitions, contended;
+    uint64_t wait_us, hold_us;          /* totals */
+    uint64_t wait_max_us, hold_max_us;
+    uint64_t wait_p99_us, hold_p99_us;
 };
 
 /* A thread waiting for the store lock: queued in arrival order. */
@@ -50,6 +70,7 @@ struct store {
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0
                                    when none; written only by the holder */
+    struct store_lock_stats stats;      /* protected by the store lock */
     const struct lock_policy *policy;   /* set once by store_init */
 
     struct rb_tree tree;        /* protected by the store lock */
@@ -100,6 +121,13 @@ int store_unlock(struct store *st);
 
 /* 1 when the calling thread holds the store lock. */
 int store_lock_owned(const struct store *st);
+
+/* The lock's figures so far, and their reset (STATS RESET). The caller
+ * holds the store as its policy requires (in serial and nolock, where no
+ * lock is ever taken, they are all 0). */
+void store_lock_figures_locked(const struct store *st,
+                               struct store_lock_figures *f);
+void store_lock_reset_locked(struct store *st);
 
 /* Applies one mutation. Returns 0; -EEXIST for an ADD whose name is present
  * (the store is unchanged and the caller still owns m->entry); -ENOENT for a

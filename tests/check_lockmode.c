@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <unistd.h>
 #include "suites.h"
@@ -225,6 +226,86 @@ START_TEST(test_lockmode_print_same_in_every_mode)
 }
 END_TEST
 
+/* ---- the lock measured from inside ------------------------------------- */
+
+static uint64_t stat_of(const char *stats, const char *name)
+{
+    char key[64];
+    const char *p;
+
+    snprintf(key, sizeof(key), "\n%s ", name);
+    p = strstr(stats, key);
+    ck_assert_msg(p != NULL, "no %s in STATS", name);
+    return strtoull(p + strlen(key), NULL, 10);
+}
+
+/* Every store operation of fine and buffered is one acquisition; serial
+ * and nolock never take the lock; coarse takes it once per session. */
+START_TEST(test_lockmode_lock_figures_per_mode)
+{
+    session_start_mode((enum lock_mode)_i, 0);
+    talk("STATS RESET\n");
+    talk("ADD a b 1 123-45-6789\nFIND a b\nCOUNT\nDELETE a b\n");
+    const char *st = talk("STATS\n");
+    uint64_t want = _i == LOCK_MODE_FINE || _i == LOCK_MODE_BUFFERED ? 5
+                  : 0;                  /* 4 requests and STATS itself */
+    ck_assert_uint_eq(stat_of(st, "lock_acquisitions"), want);
+    ck_assert_uint_eq(stat_of(st, "lock_contended"), 0);
+    ck_assert_uint_eq(stat_of(st, "lock_wait_us"), 0);
+    if (_i == LOCK_MODE_COARSE) {
+        /* The session's one acquisition happened before the reset. */
+        session_end(sess);
+        ck_assert_uint_eq(test_store.stats.acquisitions, 0);
+        ck_assert_uint_eq(test_store.stats.hold.count, 1);
+        session_free(sess);
+        store_destroy(&test_store);
+        return;
+    }
+    session_stop();
+}
+END_TEST
+
+static atomic_int holder_ready;
+
+/* Holds the store lock for 50 ms while the main thread asks for it. */
+static void *hold_lock(void *arg)
+{
+    struct store *st = arg;
+
+    ck_assert_int_eq(store_lock(st), 0);
+    atomic_store(&holder_ready, 1);
+    time_sleep_ns(50 * TIME_NS_PER_MS);
+    ck_assert_int_eq(store_unlock(st), 0);
+    return NULL;
+}
+
+START_TEST(test_lockmode_contention_is_measured)
+{
+    pthread_t t;
+
+    session_start_mode(LOCK_MODE_FINE, 0);
+    atomic_store(&holder_ready, 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, hold_lock, &test_store), 0);
+    while (!atomic_load(&holder_ready))
+        time_sleep_ns(TIME_NS_PER_MS);
+    const char *st = talk("STATS\n");      /* waits for the holder */
+    pthread_join(t, NULL);
+    ck_assert_uint_eq(stat_of(st, "lock_acquisitions"), 2);
+    ck_assert_uint_eq(stat_of(st, "lock_contended"), 1);
+    ck_assert_uint_ge(stat_of(st, "lock_wait_us"), 10000);
+    ck_assert_uint_ge(stat_of(st, "lock_hold_max_us"), 40000);
+    ck_assert_uint_ge(stat_of(st, "lock_wait_max_us"),
+                      stat_of(st, "lock_wait_p99_us") / 2);
+    st = talk("STATS RESET\nSTATS\n");
+    ck_assert_int_eq(strncmp(st, "OK\n", 3), 0);
+    ck_assert_uint_eq(stat_of(st, "lock_contended"), 0);
+    ck_assert_uint_lt(stat_of(st, "lock_hold_max_us"), 40000); /* gone */
+    ck_assert_uint_eq(stat_of(st, "lock_acquisitions"), 1);  /* STATS */
+    ck_assert_uint_eq(stat_of(st, "commands_total"), 0);
+    session_stop();
+}
+END_TEST
+
 static Suite *lockmode_suite(void)
 {
     Suite *s = suite_create("lockmode");
@@ -246,6 +327,12 @@ static Suite *lockmode_suite(void)
     tcase_add_test(print, test_lockmode_buffered_listing_shared_until_change);
     tcase_add_loop_test(print, test_lockmode_streaming_modes_print, 0, 3);
     tcase_add_test(print, test_lockmode_print_same_in_every_mode);
+
+    TCase *figures = tcase_create("figures");
+    tcase_add_loop_test(figures, test_lockmode_lock_figures_per_mode, 0,
+                        LOCK_MODES);
+    tcase_add_test(figures, test_lockmode_contention_is_measured);
+    suite_add_tcase(s, figures);
 
     suite_add_tcase(s, table);
     suite_add_tcase(s, sessions);

@@ -186,7 +186,7 @@ START_TEST(test_proto_usage_errors)
     ck_assert_parse_error("COUNT x", "Error: usage: COUNT");
     ck_assert_parse_error("check x y", "Error: usage: CHECK");
     ck_assert_parse_error("DIGEST x", "Error: usage: DIGEST");
-    ck_assert_parse_error("STATS x", "Error: usage: STATS");
+    ck_assert_parse_error("STATS x", "Error: usage: STATS [RESET]");
     ck_assert_parse_error("HELP ADD", "Error: usage: HELP");
     ck_assert_parse_error("done now", "Error: usage: DONE");
     ck_assert_parse_error("QUIT now", "Error: usage: QUIT");
