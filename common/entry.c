@@ -11,6 +11,9 @@ int entry_name_ok(const char *s, size_t len)
         unsigned char c = (unsigned char)s[i];
         if (c <= ' ' || c == 0x7f)      /* controls, space, DEL */
             return 0;
+        if (c >= 0xfe)                  /* never in UTF-8; 0xff is telnet's
+                                           IAC and is never echoed */
+            return 0;
     }
     return 1;
 }

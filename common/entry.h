@@ -22,8 +22,8 @@ struct entry {
 };
 
 /* Validation: each returns 1 when the token is acceptable, 0 otherwise.
- * A name is 1..63 bytes with no control character, space or DEL (bytes
- * >= 0x80 are allowed, so UTF-8 names work). An age is 1..3 decimal digits
+ * A name is 1..63 bytes with no control character, space or DEL, and no
+ * 0xFE or 0xFF (other bytes >= 0x80 are allowed, so UTF-8 names work). An age is 1..3 decimal digits
  * with a value 0..150. An SSN is exactly DDD-DD-DDDD. */
 int entry_name_ok(const char *s, size_t len);
 int entry_age_parse(const char *s, size_t len, int *age);

@@ -28,6 +28,7 @@ static const struct {
     { "DIGEST", PROTO_DIGEST, 0, 0, "DIGEST" },
     { "STATS",  PROTO_STATS,  0, 1, "STATS [RESET]" },
     { "TREE",   PROTO_TREE,   0, 1, "TREE [DEPTH]" },
+    { "AUTH",   PROTO_AUTH,   1, 0, "AUTH password" },
     { "HELP",   PROTO_HELP,   0, 0, "HELP" },
     { "DONE",   PROTO_QUIT,   0, 0, "DONE" },
     { "QUIT",   PROTO_QUIT,   0, 0, "QUIT" },
@@ -43,6 +44,7 @@ const char proto_help_text[] =
     "DIGEST                   SHA-256 of the canonical dump\n"
     "STATS [RESET]            server counters; RESET zeroes them\n"
     "TREE [DEPTH]             the tree's top levels as Graphviz DOT\n"
+    "AUTH password            authenticate (when the server has a password)\n"
     "HELP                     this text\n"
     "DONE or QUIT             close this connection\n"
     "END\n";
@@ -84,7 +86,7 @@ static enum proto_cmd bad_command(struct proto_req *req, const struct token *t)
 
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)t->s[i];
-        word[i] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
+        word[i] = (c < ' ' || c == 0x7f || c >= 0xfe) ? '?' : (char)c;
     }
     word[n] = '\0';
     snprintf(req->err, sizeof(req->err), "Error: Bad command: %s%s",
@@ -153,6 +155,11 @@ enum proto_cmd proto_parse(const char *line, size_t len,
     if (commands[i].optional)
         return parse_optional(req, commands[i].cmd, n > 1 ? &tok[1] : NULL,
                               commands[i].usage);
+    if (commands[i].cmd == PROTO_AUTH) {
+        req->secret = tok[1].s;             /* points into line */
+        req->secret_len = tok[1].len;
+        return req->cmd = PROTO_AUTH;
+    }
     if (commands[i].nargs >= 2) {
         if (!entry_name_ok(tok[1].s, tok[1].len))
             return fail(req, "bad first name: 1 to 63 bytes, "

@@ -38,6 +38,7 @@ enum proto_cmd {
     PROTO_STATS,
     PROTO_STATS_RESET,          /* STATS RESET */
     PROTO_TREE,                 /* req->depth holds the depth */
+    PROTO_AUTH,                 /* req->secret holds the password */
     PROTO_HELP,
     PROTO_QUIT,                 /* DONE or QUIT */
 };
@@ -46,6 +47,9 @@ struct proto_req {
     enum proto_cmd cmd;
     char err[PROTO_ERR_MAX];    /* for PROTO_INVALID: "Error: ...", no \n */
     int depth;                  /* for PROTO_TREE: levels to draw */
+    const char *secret;         /* for PROTO_AUTH: the password, pointing
+                                   into the request line (not copied) */
+    size_t secret_len;
 };
 
 /* Parses line (len bytes, no terminator needed). For ADD it fills every

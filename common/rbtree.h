@@ -91,4 +91,56 @@ struct rb_node *rb_next(const struct rb_node *n);
  * "count mismatch". Never loops forever on a corrupted tree. */
 const char *rb_check(const struct rb_tree *t, rb_cmp_fn cmp);
 
+/* The rules rb_check() names, for callers that want a number. */
+enum rb_rule {
+    RB_RULE_ORDER,              /* "order violated" */
+    RB_RULE_ROOT_RED,           /* "root is red" */
+    RB_RULE_RED_RED,            /* "red node with red child" */
+    RB_RULE_BLACK_HEIGHT,       /* "black height differs" */
+    RB_RULE_PARENT_LINK,        /* "parent link broken" */
+    RB_RULE_CYCLE,              /* "tree too deep or cyclic" */
+    RB_RULE_COUNT,              /* "count mismatch" */
+    RB_RULES                    /* how many there are */
+};
+
+/* rb_check()'s string for rule (a static string), or NULL if out of range. */
+const char *rb_rule_name(enum rb_rule rule);
+
+/* One broken rule and the node that breaks it, as rb_check_faults() found
+ * it. path and node are only valid during the callback. */
+struct rb_fault {
+    enum rb_rule rule;
+    const char *what;           /* rb_rule_name(rule) */
+    const struct rb_node *node; /* NULL: the tree as a whole (count) */
+    int depth;                  /* node's depth as walked, root 1; 0 if NULL */
+    const struct rb_node *const *path;  /* path[0 .. depth-2]: node's
+                                   ancestors as walked, the root first */
+};
+
+/* Called for each fault; returns 0 to go on, non-zero to stop the walk. */
+typedef int (*rb_fault_fn)(const struct rb_fault *f, void *arg);
+
+/* rb_check() that goes on past the first broken rule and calls fn(f, arg)
+ * for each node that breaks one:
+ *   order violated           the node outside the range its ancestors
+ *                            allow (the misplaced one, not its neighbour)
+ *   root is red              the root
+ *   red node with red child  the red parent, then the red child
+ *   black height differs     the node whose two subtrees' black heights
+ *                            differ (not its ancestors: a subtree with a
+ *                            fault has no black height to compare)
+ *   parent link broken       the node whose parent pointer is wrong
+ *   tree too deep or cyclic  the node whose child link points back to one
+ *                            of its ancestors (or itself), or the node
+ *                            found deeper than RB_MAX_DEPTH
+ *   count mismatch           NULL: the tree as a whole
+ * A node may be reported more than once. The walk is bounded as
+ * rb_check's is (depth RB_MAX_DEPTH, count + 1 nodes in order; it stops at
+ * the count bound) and costs at most three cmp calls per node. Returns
+ * exactly what rb_check(t, cmp) returns, whatever fn does: once fn returns
+ * non-zero it is not called again, and the walk goes on only as far as
+ * rb_check's would. With fn NULL it is rb_check(). */
+const char *rb_check_faults(const struct rb_tree *t, rb_cmp_fn cmp,
+                            rb_fault_fn fn, void *arg);
+
 #endif

@@ -8,8 +8,10 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "commands.h"
 #include "lockmode.h"
+#include "log.h"
 #include "reply.h"
 #include "server.h"
 #include "session.h"
@@ -224,6 +226,26 @@ static void cmd_stats_reset(struct session *s)
     reply_puts(s, PROTO_OK_LINE);
 }
 
+void cmd_auth(struct session *s, const char *secret, size_t len)
+{
+    char hex[DIGEST_HEX_LEN + 1];
+
+    if (!srv.auth_required) {
+        reply_puts(s, "Error: no password is set\n");
+        return;
+    }
+    if (digest_hex(s->digest, secret, len, hex) == 0 &&
+        CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0) {
+        s->authed = 1;
+        reply_puts(s, PROTO_OK_LINE);
+    } else {
+        atomic_fetch_add(&srv.auth_failures, 1);
+        log_msg(LOG_LEVEL_WARN, "authentication failed from %s", s->peer);
+        reply_puts(s, "Error: invalid password\n");
+    }
+    OPENSSL_cleanse(hex, sizeof(hex));
+}
+
 static void cmd_quit(struct session *s)
 {
     if (!s->quiet)
@@ -255,6 +277,7 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:
+    case PROTO_AUTH:
         break;                  /* answered by the session */
     }
 }

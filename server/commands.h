@@ -14,6 +14,9 @@ struct session;
 int cmd_store_enter(struct session *s, enum store_access how);
 void cmd_store_leave(struct session *s, enum store_access how);
 
+/* AUTH password: len bytes at secret (not NUL-terminated). */
+void cmd_auth(struct session *s, const char *secret, size_t len);
+
 /* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
 void cmd_tree(struct session *s, int depth);
 

@@ -87,17 +87,35 @@ static void backoff_end(void)
     backoff_failures = 0;
 }
 
+/* "addr:port" or "[v6addr]:port", for the log. */
+static void format_peer(const struct sockaddr *sa, char *out, size_t cap)
+{
+    char host[INET6_ADDRSTRLEN] = "?";
+
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)sa;
+        inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
+        snprintf(out, cap, "[%s]:%d", host, ntohs(a->sin6_port));
+    } else {
+        const struct sockaddr_in *a = (const void *)sa;
+        inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
+        snprintf(out, cap, "%s:%d", host, ntohs(a->sin_port));
+    }
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
                       struct sockaddr *sa, int socklen, void *arg)
 {
     struct store *st = &srv.store;
+    char peer[SSN_PEER_MAX];
     int one = 1, rc;
 
-    (void)l; (void)sa; (void)socklen; (void)arg;
+    (void)l; (void)socklen; (void)arg;
     backoff_end();
+    format_peer(sa, peer, sizeof(peer));
     if (atomic_load(&srv.connections_current) >= srv.opt.max_clients) {
         atomic_fetch_add(&srv.connections_rejected, 1);
-        log_msg(LOG_LEVEL_WARN, "refused a connection: %ld clients connected",
+        log_msg(LOG_LEVEL_WARN, "refused %s: %ld clients connected", peer,
                 srv.opt.max_clients);
         refuse(fd, "Error: too many connections\n");
         return;
@@ -107,18 +125,18 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 
     if (st->policy->admit(st) == LOCK_ADMIT_PAUSE)
         pause_accepting(PAUSE_ADMIT);
-    rc = threads_start(fd);
+    rc = threads_start(fd, peer);
     if (rc == 0) {
-        log_msg(LOG_LEVEL_DEBUG, "connection accepted (fd %d)", fd);
+        log_msg(LOG_LEVEL_INFO, "connection from %s (fd %d)", peer, fd);
         return;
     }
     if (rc == -ENOMEM) {
-        log_msg(LOG_LEVEL_ERROR, "refused a connection: out of memory");
+        log_msg(LOG_LEVEL_ERROR, "refused %s: out of memory", peer);
         refuse(fd, PROTO_ERR_NOMEM_LINE);
     } else {
         atomic_fetch_add(&srv.thread_failures, 1);
-        log_msg(LOG_LEVEL_ERROR, "cannot start a session thread: %s",
-                strerror(-rc));
+        log_msg(LOG_LEVEL_ERROR, "refused %s: cannot start a session "
+                "thread: %s", peer, strerror(-rc));
         refuse(fd, "Error: server busy: cannot start a thread\n");
     }
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
@@ -169,6 +187,35 @@ static void print_address(const struct sockaddr *sa)
     fflush(stdout);
 }
 
+static int is_loopback(const struct sockaddr *sa)
+{
+    if (sa->sa_family == AF_INET6) {
+        const struct sockaddr_in6 *a = (const void *)sa;
+        return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr);
+    }
+    const struct sockaddr_in *a = (const void *)sa;
+    return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+}
+
+/* Protected mode (Redis's idea): this server holds SSNs, so it listens
+ * beyond loopback only with a password, or when told --unprotected. */
+static int protected_mode_allows(const struct sockaddr *sa)
+{
+    if (is_loopback(sa) || srv.auth_required)
+        return 1;
+    if (srv.opt.unprotected) {
+        log_msg(LOG_LEVEL_WARN, "listening on %s with NO password "
+                "(--unprotected): anyone who can reach it can read and "
+                "delete every SSN", srv.opt.bind);
+        return 1;
+    }
+    fprintf(stderr, "ssnserver: refusing to listen on %s without a "
+            "password: anyone who can reach it could read and delete every "
+            "SSN. Add --password-file FILE (or --unprotected to do it "
+            "anyway).\n", srv.opt.bind);
+    return 0;
+}
+
 /* Makes the listener on srv.opt.bind:port; prints why not on stderr. */
 static struct evconnlistener *bind_listener(struct event_base *base)
 {
@@ -184,6 +231,10 @@ static struct evconnlistener *bind_listener(struct event_base *base)
     if (rc) {
         fprintf(stderr, "ssnserver: cannot use address %s: %s\n",
                 srv.opt.bind, gai_strerror(rc));
+        return NULL;
+    }
+    if (!protected_mode_allows(ai->ai_addr)) {
+        freeaddrinfo(ai);
         return NULL;
     }
     l = evconnlistener_new_bind(base, accept_cb, NULL,

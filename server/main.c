@@ -3,6 +3,7 @@
  * The driver (listener.c, threads.c), the session core (session.c) and the
  * lock policy (lockmode.c) are chosen separately; this file only wires them
  * together. */
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/resource.h>
 #include <event2/event.h>
 #include <event2/thread.h>
+#include <openssl/crypto.h>
 #include "digest.h"
 #include "listener.h"
 #include "lockmode.h"
@@ -127,6 +129,46 @@ static int serve_stdin(void)
     return rc < 0 ? 1 : 0;
 }
 
+/* --password-file: its first line (without "\r\n") is the password; only
+ * its SHA-256 is kept. Returns 0 or -1 after saying why. */
+static int load_password(void)
+{
+    char line[1024];
+    FILE *f;
+    size_t n;
+    int rc = -1, said = 0;
+
+    if (!srv.opt.password_file)
+        return 0;
+    f = fopen(srv.opt.password_file, "r");
+    if (!f) {
+        fprintf(stderr, "ssnserver: --password-file: cannot read %s: %s\n",
+                srv.opt.password_file, strerror(errno));
+        return -1;
+    }
+    if (fgets(line, sizeof(line), f)) {
+        n = strcspn(line, "\r\n");
+        if (n != strcspn(line, " \t\r\n")) {
+            fprintf(stderr, "ssnserver: --password-file: the password in %s "
+                    "has a space or tab (AUTH takes one word)\n",
+                    srv.opt.password_file);
+            n = 0;
+            said = 1;
+        }
+        struct digest *d = n ? digest_new() : NULL;
+        if (d && digest_hex(d, line, n, srv.password_hex) == 0)
+            rc = 0;
+        digest_free(d);
+    }
+    OPENSSL_cleanse(line, sizeof(line));
+    fclose(f);
+    if (rc && !said)
+        fprintf(stderr, "ssnserver: --password-file: %s has no password on "
+                "its first line\n", srv.opt.password_file);
+    srv.auth_required = rc == 0;
+    return rc;
+}
+
 static int server_init(void)
 {
     pthread_condattr_t ca;
@@ -228,7 +270,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;
     }
-    if (server_init())
+    if (server_init() || load_password())
         return 1;
     if (srv.opt.use_stdin) {
         rc = serve_stdin();

@@ -39,6 +39,10 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --write-timeout SECONDS\n"
 "                         end a session whose client accepts no bytes for\n"
 "                         this long (default %d; 0: never)\n"
+"      --password-file FILE\n"
+"                         require 'AUTH password' with the first line of\n"
+"                         FILE as the password (never on the command line)\n"
+"      --unprotected      allow listening beyond loopback with no password\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -104,7 +108,7 @@ static size_t bytes(const char *opt, const char *s)
 
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
-    OPT_WTIMEOUT,
+    OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED,
 };
 
 static const struct option longopts[] = {
@@ -114,6 +118,8 @@ static const struct option longopts[] = {
     { "max-output",    required_argument, NULL, OPT_MAXOUT },
     { "timeout",       required_argument, NULL, OPT_TIMEOUT },
     { "write-timeout", required_argument, NULL, OPT_WTIMEOUT },
+    { "password-file", required_argument, NULL, OPT_PASSFILE },
+    { "unprotected",   no_argument,       NULL, OPT_UNPROTECTED },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -165,6 +171,8 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
                       "is not a level (error, warn, info or debug)");
         break;
     case OPT_LOGFILE: opt->log_file = optarg; break;
+    case OPT_PASSFILE: opt->password_file = optarg; break;
+    case OPT_UNPROTECTED: opt->unprotected = 1; break;
     case 'h': usage(stdout, policy); exit(0);
     case 'V':
         printf("ssnserver %s, lock mode %s (ssnserver%d)\n",

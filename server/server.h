@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include "digest.h"
 #include "store.h"
 #include "version.h"
 
@@ -36,11 +37,16 @@ struct options {
     int quiet;                  /* no OK and Bye replies */
     int log_level;
     const char *log_file;       /* NULL: stderr */
+    const char *password_file;  /* NULL: no AUTH needed */
+    int unprotected;            /* listen beyond loopback with no password */
 };
+
+#define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */
 
 /* One accepted connection of the thread-per-connection driver. */
 struct conn {
     int fd;
+    char peer[SSN_PEER_MAX];    /* the client's address, for the log */
     struct session *session;
     struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
 };
@@ -59,6 +65,13 @@ struct server {
     atomic_long clients_idle_timeout;
     atomic_long clients_write_timeout;
     atomic_long accept_fd_exhausted;    /* episodes of EMFILE/ENFILE */
+    atomic_long auth_failures;
+
+    /* --password-file: the SHA-256 of the password, in hex; set once at
+     * start-up. AUTH compares digests, so the time taken does not depend
+     * on how much of a guess is right (or on its length). */
+    int auth_required;
+    char password_hex[DIGEST_HEX_LEN + 1];
 
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */

@@ -8,6 +8,8 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -26,6 +28,9 @@ struct session *session_new(struct store *st, const struct session_io *io,
     s->store = st;
     s->io = *io;
     s->quiet = quiet;
+    s->authed = !srv.auth_required;
+    snprintf(s->peer, sizeof(s->peer), "stdin");
+    telnet_init(&s->tn);
     lr_init(&s->in, PROTO_MAX_LINE);
     if (ob_init(&s->out, SESSION_OUT_INITIAL))
         goto err;
@@ -46,7 +51,12 @@ void session_free(struct session *s)
         return;
     store_entry_free(s->spare);
     digest_free(s->digest);
+    /* Requests and replies held SSNs and passwords: wipe before freeing. */
+    OPENSSL_cleanse(s->in.buf, sizeof(s->in.buf));
+    if (s->out.buf)
+        OPENSSL_cleanse(s->out.buf, s->out.cap);
     ob_destroy(&s->out);
+    OPENSSL_cleanse(&s->req, sizeof(s->req));
     free(s);
 }
 
@@ -135,6 +145,13 @@ char *session_recv_space(struct session *s, size_t *room)
     return lr_space(&s->in, room);
 }
 
+/* Before AUTH only AUTH, HELP and QUIT are served. */
+static int needs_auth(const struct session *s, enum proto_cmd cmd)
+{
+    return !s->authed && cmd != PROTO_AUTH && cmd != PROTO_HELP &&
+           cmd != PROTO_QUIT && cmd != PROTO_INVALID;
+}
+
 /* Answers one request. */
 static void handle(struct session *s, const char *line, size_t len)
 {
@@ -147,19 +164,31 @@ static void handle(struct session *s, const char *line, size_t len)
     reply_begin(s);
     if (cmd == PROTO_INVALID)
         reply_printf(s, "%s\n", req.err);
+    else if (needs_auth(s, cmd))
+        reply_puts(s, "Error: authentication required\n");
+    else if (cmd == PROTO_AUTH)
+        cmd_auth(s, req.secret, req.secret_len);
     else
         cmd_run(s, cmd);
     reply_end(s);
     s->commands++;
 }
 
+/* Telnet's answers go out with the replies, in order. */
+static void telnet_answer(void *arg, const unsigned char *seq, size_t len)
+{
+    struct session *s = arg;
+    ob_append(&s->out, seq, len);
+}
+
 int session_received(struct session *s, size_t n)
 {
-    char *line;
-    size_t len;
+    char *line, *fresh;
+    size_t len, room;
     int st;
 
-    lr_commit(&s->in, n);
+    fresh = lr_space(&s->in, &room);    /* where those n bytes are */
+    lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
     while (!s->ending && (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
         if (st == LR_TOOLONG) {
             s->commands++;
@@ -219,6 +248,11 @@ int session_flush(struct session *s)
         s->send_error = rc;
     }
     return rc;
+}
+
+void session_set_peer(struct session *s, const char *peer)
+{
+    snprintf(s->peer, sizeof(s->peer), "%s", peer);
 }
 
 void session_set_output_limit(struct session *s, size_t limit)

@@ -21,6 +21,7 @@
 #include "entry.h"
 #include "linereader.h"
 #include "outbuf.h"
+#include "telnet.h"
 
 struct store;
 
@@ -43,6 +44,9 @@ struct session {
     int quiet;                  /* --quiet: no OK or Bye */
     int ending;                 /* QUIT was answered, or sending failed:
                                    no further request is read */
+    int authed;                 /* AUTH succeeded, or no password is set */
+    char peer[64];              /* the client's address, for the log */
+    struct telnet tn;           /* telnet commands taken out of the input */
     struct linereader in;       /* bytes received, split into requests */
     struct outbuf out;          /* replies not yet sent */
     size_t reply_mark;          /* out.len where the current reply began */
@@ -93,6 +97,9 @@ void session_output_sent(struct session *s, size_t n);
  * error the session is ending and the output is dropped. A buffer that grew
  * past SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL. */
 int session_flush(struct session *s);
+
+/* Names the client in the log ("[addr]:port"; "stdin" by default). */
+void session_set_peer(struct session *s, const char *peer);
 
 /* The most bytes of replies the session may hold unsent (0: no limit). A
  * reply that would go over it is replaced by "Error: output limit

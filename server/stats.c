@@ -49,7 +49,9 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "clients_output_limited %ld\n"
         "clients_idle_timeout %ld\n"
         "clients_write_timeout %ld\n"
-        "accept_fd_exhausted %ld\n",
+        "accept_fd_exhausted %ld\n"
+        "auth_required %d\n"
+        "auth_failures %ld\n",
         st->policy->name, SSN_VERSION, server_uptime(),
         atomic_load(&srv.connections_current),
         atomic_load(&srv.connections_total),
@@ -61,7 +63,8 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         atomic_load(&srv.clients_output_limited),
         atomic_load(&srv.clients_idle_timeout),
         atomic_load(&srv.clients_write_timeout),
-        atomic_load(&srv.accept_fd_exhausted));
+        atomic_load(&srv.accept_fd_exhausted), srv.auth_required,
+        atomic_load(&srv.auth_failures));
     if (n < 0 || (size_t)n >= cap)
         return 0;
     if (lock) {
@@ -84,4 +87,5 @@ void stats_reset(void)
     atomic_store(&srv.clients_idle_timeout, 0);
     atomic_store(&srv.clients_write_timeout, 0);
     atomic_store(&srv.accept_fd_exhausted, 0);
+    atomic_store(&srv.auth_failures, 0);
 }

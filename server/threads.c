@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -104,16 +105,16 @@ static void note_end(struct conn *c, int rc)
 
     if (rc == THREADS_IDLE) {
         atomic_fetch_add(&srv.clients_idle_timeout, 1);
-        log_msg(LOG_LEVEL_INFO, "closed an idle connection after %ld s "
-                "(fd %d)", srv.opt.idle_timeout_s, c->fd);
+        log_msg(LOG_LEVEL_INFO, "closed %s: idle for %ld s", c->peer,
+                srv.opt.idle_timeout_s);
     } else if (s->output_limited) {
         atomic_fetch_add(&srv.clients_output_limited, 1);
-        log_msg(LOG_LEVEL_WARN, "disconnected a client over the output "
-                "limit of %zu bytes (fd %d)", srv.opt.max_output, c->fd);
+        log_msg(LOG_LEVEL_WARN, "disconnected %s: over the output limit "
+                "of %zu bytes", c->peer, srv.opt.max_output);
     } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
         atomic_fetch_add(&srv.clients_write_timeout, 1);
-        log_msg(LOG_LEVEL_WARN, "ended a session whose client read nothing "
-                "for %ld s (fd %d)", srv.opt.write_timeout_s, c->fd);
+        log_msg(LOG_LEVEL_WARN, "ended the session of %s: it read nothing "
+                "for %ld s", c->peer, srv.opt.write_timeout_s);
     } else if (rc < 0) {
         log_msg(LOG_LEVEL_ERROR, "session could not begin: %s",
                 strerror(-rc));
@@ -129,7 +130,7 @@ static void *session_thread(void *arg)
 
     note_end(c, rc);
     session_free(c->session);
-    log_msg(LOG_LEVEL_DEBUG, "connection closed (fd %d)", c->fd);
+    log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
     /* From here on the thread touches nothing shared: shutdown may finish
      * while it lingers. */
     conns_unregister(c);
@@ -159,7 +160,7 @@ static void set_timeouts(int fd)
     }
 }
 
-int threads_start(int fd)
+int threads_start(int fd, const char *peer)
 {
     const struct session_io io = {
         .send = threads_send_fd, .arg = (void *)(intptr_t)fd,
@@ -171,12 +172,14 @@ int threads_start(int fd)
     if (!c)
         return -ENOMEM;
     c->fd = fd;
+    snprintf(c->peer, sizeof(c->peer), "%s", peer);
     c->session = session_new(&srv.store, &io, 0);
     if (!c->session) {
         free(c);
         return -ENOMEM;
     }
     session_set_output_limit(c->session, srv.opt.max_output);
+    session_set_peer(c->session, peer);
     set_timeouts(fd);
     conns_register(c);
     rc = pthread_create(&tid, &session_attr, session_thread, c);

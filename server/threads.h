@@ -30,7 +30,7 @@ int threads_serve(struct session *s, int rfd);
  * connection and, when the session ends, closes fd and tells the lock
  * policy (which may let the listener accept again). Returns 0, or -errno
  * with fd still the caller's to refuse and close. */
-int threads_start(int fd);
+int threads_start(int fd, const char *peer);
 
 /* Sets up the threads' attributes once, before threads_start. */
 int threads_init(void);

@@ -50,7 +50,12 @@ START_TEST(test_entry_name_utf8_allowed)
     ck_assert_int_eq(NAME_OK("Zo\xc3\xab"), 1);             /* Zoë */
     ck_assert_int_eq(NAME_OK("\xe5\xb1\xb1\xe7\x94\xb0"), 1);  /* 山田 */
     ck_assert_int_eq(NAME_OK("\x80"), 1);
-    ck_assert_int_eq(NAME_OK("\xff"), 1);
+    ck_assert_int_eq(NAME_OK("\xfd"), 1);
+    /* 0xFE and 0xFF never occur in UTF-8, and 0xFF is telnet's command
+     * byte: a name never carries them into a reply. */
+    ck_assert_int_eq(NAME_OK("\xfe"), 0);
+    ck_assert_int_eq(NAME_OK("\xff"), 0);
+    ck_assert_int_eq(NAME_OK("ab\xff"), 0);
 }
 END_TEST
 

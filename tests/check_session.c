@@ -11,6 +11,7 @@
 #include "suites.h"
 #include "sessiontest.h"
 #include "proto.h"
+#include "../server/server.h"
 
 #define HEAD ENTRY_PRINT_HEAD
 #define TAIL ENTRY_PRINT_TAIL
@@ -285,6 +286,80 @@ START_TEST(test_session_buffer_shrinks_after_large_reply)
 }
 END_TEST
 
+/* ---- authentication and telnet --------------------------------------- */
+
+static void require_password(const char *pw)
+{
+    struct digest *d = digest_new();
+
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(digest_hex(d, pw, strlen(pw), srv.password_hex), 0);
+    digest_free(d);
+    srv.auth_required = 1;
+}
+
+START_TEST(test_session_auth_required_first)
+{
+    session_stop();
+    require_password("s3cret");
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    ck_assert_str_eq(talk("COUNT\nPRINT\nDIGEST\nSTATS\nTREE\n"
+                          "ADD a b 1 123-45-6789\n"),
+                     "Error: authentication required\n"
+                     "Error: authentication required\n"
+                     "Error: authentication required\n"
+                     "Error: authentication required\n"
+                     "Error: authentication required\n"
+                     "Error: authentication required\n");
+    ck_assert_str_eq(talk("HELP\n"), proto_help_text);
+    ck_assert_str_eq(talk("AUTH s3cre\nAUTH s3cret!\nAUTH\n"),
+                     "Error: invalid password\nError: invalid password\n"
+                     "Error: usage: AUTH password\n");
+    ck_assert_str_eq(talk("COUNT\n"), "Error: authentication required\n");
+    ck_assert_str_eq(talk("AUTH s3cret\nCOUNT\n"), "OK\n0\n");
+    ck_assert_str_eq(talk("QUIT\n"), "Bye\n");
+}
+END_TEST
+
+START_TEST(test_session_auth_without_password_set)
+{
+    ck_assert_str_eq(talk("AUTH x\nCOUNT\n"),
+                     "Error: no password is set\n0\n");
+}
+END_TEST
+
+START_TEST(test_session_quit_before_auth)
+{
+    session_stop();
+    require_password("pw");
+    session_start_mode(LOCK_MODE_FINE, 0);
+    ck_assert_str_eq(talk("QUIT\n"), "Bye\n");
+    ck_assert_int_eq(sess->ending, 1);
+}
+END_TEST
+
+/* What telnet sends at Ctrl-C comes out of the request and is answered
+ * (IAC WONT TIMING-MARK), and the next request is served. */
+START_TEST(test_session_telnet_ctrl_c)
+{
+    ck_assert_int_eq(memcmp(talk("\xff\xf4\xff\xfd\x06" "COUNT\r\n"),
+                            "\xff\xfc\x06" "0\n", 5), 0);
+    ck_assert_uint_eq(cap.len, 5);
+    ck_assert_str_eq(talk("CO\xff\xfb\x01UNT\r\n"), "\xff\xfe\x01" "0\n");
+}
+END_TEST
+
+/* No 0xFF (or control byte) typed by a client is echoed in an error. */
+START_TEST(test_session_errors_never_echo_raw_bytes)
+{
+    const char *out = talk("\xff\xff\xfe\x01x\n");
+    ck_assert_str_eq(out, "Error: Bad command: ???x\n");
+    out = talk("ADD a\xff\xff b 1 123-45-6789\n");
+    ck_assert_str_eq(out, "Error: bad first name: 1 to 63 bytes, "
+                          "no spaces or control characters\n");
+}
+END_TEST
+
 static Suite *session_suite(void)
 {
     Suite *s = suite_create("session");
@@ -311,6 +386,11 @@ static Suite *session_suite(void)
     tcase_add_test(errors, test_session_out_of_memory_is_one_reply);
     tcase_add_test(errors, test_session_output_limit_ends_session);
     tcase_add_test(errors, test_session_print_over_output_limit);
+    tcase_add_test(errors, test_session_auth_required_first);
+    tcase_add_test(errors, test_session_auth_without_password_set);
+    tcase_add_test(errors, test_session_quit_before_auth);
+    tcase_add_test(errors, test_session_telnet_ctrl_c);
+    tcase_add_test(errors, test_session_errors_never_echo_raw_bytes);
 
     suite_add_tcase(s, modes);
     suite_add_tcase(s, core);

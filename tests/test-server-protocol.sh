@@ -140,7 +140,7 @@ case_stats() {
     talk
     while IFS= read -r line; do
         [[ $line == END || $line == Bye ]] && continue
-        if [[ $line =~ ^([a-z_]+)\ (.*)$ ]]; then
+        if [[ $line =~ ^([a-z][a-z0-9_]*)\ (.*)$ ]]; then
             st[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
         else
             bad=1
@@ -259,7 +259,7 @@ case_errors() {
     req "COUNT 1";                      want "Error: usage: COUNT"
     req "CHECK x";                      want "Error: usage: CHECK"
     req "DIGEST x";                     want "Error: usage: DIGEST"
-    req "STATS x";                      want "Error: usage: STATS"
+    req "STATS x";                      want "Error: usage: STATS [RESET]"
     req "HELP x";                       want "Error: usage: HELP"
     req "DONE x";                       want "Error: usage: DONE"
     req "QUIT x";                       want "Error: usage: QUIT"
