@@ -26,10 +26,10 @@ void ob_destroy(struct outbuf *ob)
 
 int ob_reserve(struct outbuf *ob, size_t more)
 {
+    if (ob->limit && ob->len + more > ob->limit)
+        return -ENOBUFS;        /* even within the capacity there is */
     if (ob->len + more <= ob->cap)
         return 0;
-    if (ob->limit && ob->len + more > ob->limit)
-        return -ENOBUFS;
     size_t cap = ob->cap ? ob->cap : 256;
     while (cap < ob->len + more)
         cap *= 2;

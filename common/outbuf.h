@@ -13,7 +13,8 @@
 struct outbuf {
     char *buf;
     size_t len, cap;            /* bytes held, bytes allocated */
-    size_t limit;               /* largest cap allowed; 0: no limit */
+    size_t limit;               /* most bytes held (and largest cap grown
+                                   to); 0: no limit */
 };
 
 /* Returns 0 or -ENOMEM. */

@@ -3,7 +3,10 @@
  * protects srv.conns and every conn's prev/next. */
 #include <errno.h>
 #include <sys/socket.h>
+#include <string.h>
+#include "log.h"
 #include "server.h"
+#include "session.h"
 #include "timeutil.h"
 
 void conns_register(struct conn *c)
@@ -54,4 +57,26 @@ int conns_wait_empty(long ms)
     int empty = srv.conns == NULL;
     pthread_mutex_unlock(&srv.conns_lock);
     return empty;
+}
+
+void conns_note_end(const struct conn *c, int idle, int begin_error)
+{
+    const struct session *s = c->session;
+
+    if (idle) {
+        atomic_fetch_add(&srv.clients_idle_timeout, 1);
+        log_msg(LOG_LEVEL_INFO, "closed %s: idle for %ld s", c->peer,
+                srv.opt.idle_timeout_s);
+    } else if (s->output_limited || s->send_error == -ENOBUFS) {
+        atomic_fetch_add(&srv.clients_output_limited, 1);
+        log_msg(LOG_LEVEL_WARN, "disconnected %s: over the output limit "
+                "of %zu bytes", c->peer, srv.opt.max_output);
+    } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
+        atomic_fetch_add(&srv.clients_write_timeout, 1);
+        log_msg(LOG_LEVEL_WARN, "ended the session of %s: it read nothing "
+                "for %ld s", c->peer, srv.opt.write_timeout_s);
+    } else if (begin_error) {
+        log_msg(LOG_LEVEL_ERROR, "session of %s could not begin: %s",
+                c->peer, strerror(-begin_error));
+    }
 }

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "events.h"
 #include "threads.h"
 
 #define LISTEN_BACKLOG  1024
@@ -125,7 +126,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 
     if (st->policy->admit(st) == LOCK_ADMIT_PAUSE)
         pause_accepting(PAUSE_ADMIT);
-    rc = threads_start(fd, peer);
+    rc = srv.opt.io_events ? events_start(fd, peer) : threads_start(fd, peer);
     if (rc == 0) {
         log_msg(LOG_LEVEL_INFO, "connection from %s (fd %d)", peer, fd);
         return;

@@ -36,6 +36,12 @@ static int nothing(struct store *st)
     return 0;
 }
 
+static int nothing_nowait(struct store *st, struct store_waiter *w)
+{
+    (void)st; (void)w;
+    return 0;
+}
+
 static int op_nothing(struct store *st, enum store_access how)
 {
     (void)st; (void)how;
@@ -74,6 +80,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
         .summary = "one connection at a time, no lock needed",
         .admit = admit_one, .dismiss = admit_everyone,
         .session_begin = nothing, .session_end = nothing,
+        .session_begin_nowait = nothing_nowait,
         .op_enter = op_nothing, .op_leave = op_nothing,
         .print = print_while_walking,
         .held = held_nothing,
@@ -86,6 +93,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
                    "clients will corrupt it",
         .admit = admit_everyone, .dismiss = admit_everyone,
         .session_begin = nothing, .session_end = nothing,
+        .session_begin_nowait = nothing_nowait,
         .op_enter = op_nothing, .op_leave = op_nothing,
         .print = print_while_walking,
         .held = held_nothing,
@@ -96,6 +104,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
                    "connection's whole life",
         .admit = admit_everyone, .dismiss = admit_everyone,
         .session_begin = store_lock, .session_end = store_unlock,
+        .session_begin_nowait = store_lock_nowait,
         .op_enter = op_nothing, .op_leave = op_nothing,
         .print = print_while_walking,
         .held = held_mutex,
@@ -106,6 +115,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
                    "tree operation; PRINT writes while holding it",
         .admit = admit_everyone, .dismiss = admit_everyone,
         .session_begin = nothing, .session_end = nothing,
+        .session_begin_nowait = nothing_nowait,
         .op_enter = op_lock, .op_leave = op_unlock,
         .print = print_while_walking,
         .held = held_mutex,
@@ -116,6 +126,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
                    "written after unlocking",
         .admit = admit_everyone, .dismiss = admit_everyone,
         .session_begin = nothing, .session_end = nothing,
+        .session_begin_nowait = nothing_nowait,
         .op_enter = op_lock, .op_leave = op_unlock,
         .print = print_after_unlock,
         .held = held_mutex,

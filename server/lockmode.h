@@ -17,6 +17,7 @@
 #ifndef SSN_LOCKMODE_H
 #define SSN_LOCKMODE_H
 
+#include <assert.h>
 #include "store.h"
 
 struct session;
@@ -53,6 +54,11 @@ struct lock_policy {
      * Each returns 0 or -errno. */
     int (*session_begin)(struct store *st);
     int (*session_end)(struct store *st);
+
+    /* session_begin for an event loop, which must not block: 0 when the
+     * session may begin, -EAGAIN when w is queued and w->notify will say
+     * when (then store_lock_adopt), or another -errno. */
+    int (*session_begin_nowait)(struct store *st, struct store_waiter *w);
 
     /* Around each store operation. Each returns 0 or -errno; after a
      * failed op_enter the operation must not run. */

@@ -22,6 +22,7 @@
 #include "server.h"
 #include "session.h"
 #include "stats.h"
+#include "events.h"
 #include "threads.h"
 
 #define STOP_GRACE_MS 1000      /* sessions get this long to finish at exit */
@@ -207,7 +208,17 @@ static int loop_start(struct loop *lp)
                 strerror(-err));
         return -1;
     }
-    if (fit_fd_limit() || listener_start(lp->base))
+    if (fit_fd_limit())
+        return -1;
+    if (srv.opt.io_events) {
+        int rc = events_init(srv.opt.workers);
+        if (rc) {
+            fprintf(stderr, "ssnserver: cannot start %d workers: %s\n",
+                    srv.opt.workers, strerror(-rc));
+            return -1;
+        }
+    }
+    if (listener_start(lp->base))
         return -1;
     static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
     event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
@@ -238,6 +249,11 @@ static void log_started(void)
     log_msg(LOG_LEVEL_INFO, "ssnserver %s started, pid %d, lock mode %s: %s%s",
             SSN_VERSION, (int)getpid(), p->name, p->summary,
             srv.opt.race_window_us ? " (race window set)" : "");
+    if (srv.opt.io_events)
+        log_msg(LOG_LEVEL_INFO, "io events: %d worker threads, each with "
+                "an event loop", srv.opt.workers);
+    else
+        log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection");
     if (p->warning)
         log_msg(LOG_LEVEL_WARN, "%s", p->warning);
 }
@@ -247,6 +263,12 @@ static void log_started(void)
 static void drain_sessions(void)
 {
     listener_stop();
+    if (srv.opt.io_events && events_stop(STOP_GRACE_MS)) {
+        log_msg(LOG_LEVEL_WARN, "a worker still busy after %d ms; exiting",
+                STOP_GRACE_MS);
+        log_shutdown();
+        _exit(0);       /* it still uses the store: no cleanup */
+    }
     conns_stop_all();
     if (!conns_wait_empty(STOP_GRACE_MS)) {
         log_msg(LOG_LEVEL_WARN, "%ld sessions still busy after %d ms; exiting",

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
@@ -43,6 +44,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         require 'AUTH password' with the first line of\n"
 "                         FILE as the password (never on the command line)\n"
 "      --unprotected      allow listening beyond loopback with no password\n"
+"      --io MODEL         threads (default: a thread per connection, the\n"
+"                         model the lessons are about) or events (worker\n"
+"                         threads with an event loop each, memcached's)\n"
+"      --workers N        worker threads for --io events (default: the\n"
+"                         number of CPUs)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -108,7 +114,7 @@ static size_t bytes(const char *opt, const char *s)
 
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
-    OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED,
+    OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
 };
 
 static const struct option longopts[] = {
@@ -120,6 +126,8 @@ static const struct option longopts[] = {
     { "write-timeout", required_argument, NULL, OPT_WTIMEOUT },
     { "password-file", required_argument, NULL, OPT_PASSFILE },
     { "unprotected",   no_argument,       NULL, OPT_UNPROTECTED },
+    { "io",            required_argument, NULL, OPT_IO },
+    { "workers",       required_argument, NULL, OPT_WORKERS },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -139,6 +147,8 @@ static void set_defaults(struct options *opt)
     opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->log_level = LOG_LEVEL_INFO;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
 }
 
 /* Applies one option getopt_long returned; exits for --help, --version
@@ -173,6 +183,15 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_LOGFILE: opt->log_file = optarg; break;
     case OPT_PASSFILE: opt->password_file = optarg; break;
     case OPT_UNPROTECTED: opt->unprotected = 1; break;
+    case OPT_IO:
+        if (strcmp(optarg, "threads") && strcmp(optarg, "events"))
+            bad_value("--io", optarg, "is not an I/O model (threads or "
+                      "events)");
+        opt->io_events = strcmp(optarg, "events") == 0;
+        break;
+    case OPT_WORKERS:
+        opt->workers = (int)number("--workers", optarg, 1, 256);
+        break;
     case 'h': usage(stdout, policy); exit(0);
     case 'V':
         printf("ssnserver %s, lock mode %s (ssnserver%d)\n",

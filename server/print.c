@@ -79,6 +79,8 @@ int print_after_unlock(struct session *s)
         return 0;
     }
     rc = reply_send_now(s);                     /* earlier replies first */
+    if (rc == 0 && s->io.send_listing)
+        return s->io.send_listing(s->io.arg, l);    /* the driver's ref */
     if (rc == 0)
         rc = s->io.send(s->io.arg, l->data, l->len);
     listing_put(l);

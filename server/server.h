@@ -23,6 +23,8 @@
                                                people is about 51 MB */
 #define SSN_DEFAULT_MAX_OUTPUT_TEXT "64m"
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
+#define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
+                                       long at most before the close */
 
 struct options {
     const char *bind;           /* address to listen on */
@@ -39,6 +41,8 @@ struct options {
     const char *log_file;       /* NULL: stderr */
     const char *password_file;  /* NULL: no AUTH needed */
     int unprotected;            /* listen beyond loopback with no password */
+    int io_events;              /* --io events: the event-driven driver */
+    int workers;                /* --workers for --io events */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */
@@ -93,5 +97,9 @@ void conns_stop_all(void);
 /* Waits up to ms milliseconds for every session to end: 1 when they all
  * did, 0 on time-out. */
 int conns_wait_empty(long ms);
+/* Why c's session ended, in the log and in STATS: idle (--timeout), over
+ * the output limit, a write timeout, or begin_error (-errno) when it could
+ * not begin. Nothing for an ordinary end. */
+void conns_note_end(const struct conn *c, int idle, int begin_error);
 
 #endif

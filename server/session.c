@@ -18,6 +18,7 @@
 #include "reply.h"
 #include "server.h"
 #include "session.h"
+#include "store.h"
 
 struct session *session_new(struct store *st, const struct session_io *io,
                             int quiet)
@@ -70,6 +71,16 @@ void session_end(struct session *s)
     s->store->policy->session_end(s->store);
 }
 
+int session_begin_nowait(struct session *s, struct store_waiter *w)
+{
+    return s->store->policy->session_begin_nowait(s->store, w);
+}
+
+void session_begin_adopt(struct session *s, struct store_waiter *w)
+{
+    store_lock_adopt(s->store, w);
+}
+
 /* ---- replies ----------------------------------------------------------- */
 
 void reply_begin(struct session *s)
@@ -78,9 +89,31 @@ void reply_begin(struct session *s)
     s->reply_failed = 0;
 }
 
+/* Over the output limit while earlier replies of the batch are still held
+ * back: those go to the client first (the limit is about what the client
+ * has not taken, not about what the server chose to batch). Returns 0 when
+ * there is room to try again. */
+static int send_earlier(struct session *s)
+{
+    if (s->reply_mark == 0)
+        return -ENOBUFS;
+    int rc = s->io.send(s->io.arg, s->out.buf, s->reply_mark);
+    if (rc) {
+        s->ending = 1;
+        s->send_error = rc;
+        return rc;
+    }
+    ob_consume(&s->out, s->reply_mark);
+    s->reply_mark = 0;
+    return 0;
+}
+
 void reply_put(struct session *s, const void *data, size_t len)
 {
-    if (!s->reply_failed)
+    if (s->reply_failed)
+        return;
+    s->reply_failed = ob_append(&s->out, data, len);
+    if (s->reply_failed == -ENOBUFS && send_earlier(s) == 0)
         s->reply_failed = ob_append(&s->out, data, len);
 }
 
@@ -98,6 +131,11 @@ void reply_printf(struct session *s, const char *fmt, ...)
     va_start(ap, fmt);
     s->reply_failed = ob_vprintf(&s->out, fmt, ap);
     va_end(ap);
+    if (s->reply_failed == -ENOBUFS && send_earlier(s) == 0) {
+        va_start(ap, fmt);
+        s->reply_failed = ob_vprintf(&s->out, fmt, ap);
+        va_end(ap);
+    }
 }
 
 int reply_failed(const struct session *s)
@@ -181,6 +219,15 @@ static void telnet_answer(void *arg, const unsigned char *seq, size_t len)
     ob_append(&s->out, seq, len);
 }
 
+/* Replies of a batch are sent before it ends past this many bytes; under a
+ * low output limit, at half of it, so batching alone never reaches it. */
+static size_t high_water(const struct session *s)
+{
+    size_t half = s->out.limit / 2;
+    return s->out.limit && half < SESSION_OUT_HIGH_WATER
+           ? half : SESSION_OUT_HIGH_WATER;
+}
+
 int session_received(struct session *s, size_t n)
 {
     char *line, *fresh;
@@ -198,7 +245,7 @@ int session_received(struct session *s, size_t n)
         } else {
             handle(s, line, len);
         }
-        if (s->out.len >= SESSION_OUT_HIGH_WATER)
+        if (s->out.len >= high_water(s))
             session_flush(s);
     }
     atomic_fetch_add(&srv.commands_total, s->commands);

@@ -24,6 +24,7 @@
 #include "telnet.h"
 
 struct store;
+struct store_waiter;
 
 #define SESSION_OUT_INITIAL     4096    /* reply buffer to start with */
 #define SESSION_OUT_HIGH_WATER  65536   /* send mid-batch beyond this */
@@ -31,10 +32,17 @@ struct store;
                                         /* give back a buffer grown past
                                            this once it is sent */
 
-/* The driver's side. send writes all of data to the client before it
- * returns, and returns 0 or -errno. */
+struct listing;
+
+/* The driver's side. send takes all of data for the client (written, or
+ * queued by a driver that never blocks) before it returns, and returns 0
+ * or -errno. send_listing, when set, takes a shared PRINT listing and one
+ * reference to it (the driver drops it with listing_put once sent), so a
+ * queueing driver holds the listing instead of a copy; when NULL, the
+ * listing goes through send. */
 struct session_io {
     int (*send)(void *arg, const void *data, size_t len);
+    int (*send_listing)(void *arg, struct listing *l);
     void *arg;
 };
 
@@ -74,6 +82,12 @@ void session_free(struct session *s);
  * the session must not be used. */
 int session_begin(struct session *s);
 void session_end(struct session *s);
+
+/* session_begin for an event loop: 0 when begun, or -EAGAIN when w is
+ * queued (coarse: the store lock is taken) and w->notify will be called;
+ * then session_begin_adopt(s, w) on the loop's thread. */
+int session_begin_nowait(struct session *s, struct store_waiter *w);
+void session_begin_adopt(struct session *s, struct store_waiter *w);
 
 /* Where the driver receives: *room free bytes (never 0 while the session
  * is not ending). Then session_received(s, n) with the count received. */

@@ -57,18 +57,25 @@ void store_destroy(struct store *st)
 
 /* Queues behind the threads already waiting; handoff is held on entry and
  * on return. Returns 0 once the lock was handed over, or -errno. */
+static void enqueue(struct store *st, struct store_waiter *w)
+{
+    w->granted = 0;
+    w->next = NULL;
+    if (st->last)
+        st->last->next = w;
+    else
+        st->first = w;
+    st->last = w;
+}
+
 static int wait_turn(struct store *st)
 {
-    struct store_waiter w = { .granted = 0, .next = NULL };
+    struct store_waiter w = { .notify = NULL };
     int rc = pthread_cond_init(&w.wake, NULL);
 
     if (rc)
         return -rc;
-    if (st->last)
-        st->last->next = &w;
-    else
-        st->first = &w;
-    st->last = &w;
+    enqueue(st, &w);
     while (!w.granted && rc == 0)
         rc = pthread_cond_wait(&w.wake, &st->handoff);
     pthread_cond_destroy(&w.wake);
@@ -124,7 +131,10 @@ int store_unlock(struct store *st)
         if (!st->first)
             st->last = NULL;
         w->granted = 1;
-        rc = pthread_cond_signal(&w->wake);
+        if (w->notify)
+            w->notify(w->arg);
+        else
+            rc = pthread_cond_signal(&w->wake);
     } else {
         st->held = 0;
     }
@@ -138,6 +148,57 @@ int store_lock_owned(const struct store *st)
 {
     return atomic_load_explicit(&st->owner, memory_order_relaxed) ==
            (unsigned long)pthread_self();
+}
+
+int store_lock_nowait(struct store *st, struct store_waiter *w)
+{
+    uint64_t asked = time_now_ns();
+    int rc = pthread_mutex_lock(&st->handoff);
+
+    if (rc)
+        return -rc;
+    if (st->held || st->first) {
+        w->asked = asked;
+        enqueue(st, w);
+        pthread_mutex_unlock(&st->handoff);
+        return -EAGAIN;
+    }
+    st->held = 1;
+    pthread_mutex_unlock(&st->handoff);
+    count_acquired(st, asked, 0);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+    return 0;
+}
+
+void store_lock_adopt(struct store *st, struct store_waiter *w)
+{
+    count_acquired(st, w->asked, 1);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+}
+
+int store_lock_cancel(struct store *st, struct store_waiter *w)
+{
+    struct store_waiter **p;
+    int granted;
+
+    pthread_mutex_lock(&st->handoff);
+    granted = w->granted;
+    for (p = &st->first; !granted && *p; p = &(*p)->next) {
+        if (*p != w)
+            continue;
+        *p = w->next;
+        if (st->last == w) {            /* find the new last */
+            struct store_waiter *q = st->first;
+            while (q && q->next)
+                q = q->next;
+            st->last = q;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&st->handoff);
+    return granted;
 }
 
 void store_lock_figures_locked(const struct store *st,

@@ -50,9 +50,15 @@ struct store_lock_figures {
     uint64_t wait_p99_us, hold_p99_us;
 };
 
-/* A thread waiting for the store lock: queued in arrival order. */
+/* A waiter for the store lock, queued in arrival order: a blocked thread
+ * (woken through wake), or a parked connection of an event loop (notify is
+ * called, by the thread that hands the lock over, with handoff held: it
+ * must only wake the loop, then the loop calls store_lock_adopt). */
 struct store_waiter {
-    pthread_cond_t wake;        /* signalled when the lock is handed over */
+    pthread_cond_t wake;        /* blocked thread: signalled on hand-over */
+    void (*notify)(void *arg);  /* parked connection: called on hand-over */
+    void *arg;
+    uint64_t asked;             /* time_now_ns() when it asked */
     int granted;                /* protected by handoff */
     struct store_waiter *next;  /* protected by handoff */
 };
@@ -121,6 +127,18 @@ int store_unlock(struct store *st);
 
 /* 1 when the calling thread holds the store lock. */
 int store_lock_owned(const struct store *st);
+
+/* The event driver's way to take the lock without blocking: returns 0 when
+ * the caller got it, or -EAGAIN when w (with notify and arg set) is queued;
+ * when the lock is handed to w, w->notify(w->arg) runs and the waiting loop
+ * calls store_lock_adopt(st, w) on its own thread. */
+int store_lock_nowait(struct store *st, struct store_waiter *w);
+void store_lock_adopt(struct store *st, struct store_waiter *w);
+
+/* Takes w out of the queue (its connection is going away). Returns 0 when
+ * it was still waiting, or 1 when the lock had already been handed to it:
+ * then the caller adopts and unlocks it. */
+int store_lock_cancel(struct store *st, struct store_waiter *w);
 
 /* The lock's figures so far, and their reset (STATS RESET). The caller
  * holds the store as its policy requires (in serial and nolock, where no

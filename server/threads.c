@@ -82,7 +82,7 @@ int threads_serve(struct session *s, int rfd)
  * only then closes. */
 static void linger_close(int fd)
 {
-    uint64_t deadline = time_now_ns() + THREADS_LINGER_MS * TIME_NS_PER_MS;
+    uint64_t deadline = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     struct pollfd p = { .fd = fd, .events = POLLIN };
     char junk[4096];
 
@@ -98,29 +98,6 @@ static void linger_close(int fd)
     close(fd);
 }
 
-/* Why the session ended, in the log and in STATS. */
-static void note_end(struct conn *c, int rc)
-{
-    struct session *s = c->session;
-
-    if (rc == THREADS_IDLE) {
-        atomic_fetch_add(&srv.clients_idle_timeout, 1);
-        log_msg(LOG_LEVEL_INFO, "closed %s: idle for %ld s", c->peer,
-                srv.opt.idle_timeout_s);
-    } else if (s->output_limited) {
-        atomic_fetch_add(&srv.clients_output_limited, 1);
-        log_msg(LOG_LEVEL_WARN, "disconnected %s: over the output limit "
-                "of %zu bytes", c->peer, srv.opt.max_output);
-    } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
-        atomic_fetch_add(&srv.clients_write_timeout, 1);
-        log_msg(LOG_LEVEL_WARN, "ended the session of %s: it read nothing "
-                "for %ld s", c->peer, srv.opt.write_timeout_s);
-    } else if (rc < 0) {
-        log_msg(LOG_LEVEL_ERROR, "session could not begin: %s",
-                strerror(-rc));
-    }
-}
-
 static void *session_thread(void *arg)
 {
     struct conn *c = arg;
@@ -128,7 +105,7 @@ static void *session_thread(void *arg)
     int rc = threads_serve(c->session, c->fd);
     int linger = rc == THREADS_ENDED && !c->session->send_error;
 
-    note_end(c, rc);
+    conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
     log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
     /* From here on the thread touches nothing shared: shutdown may finish

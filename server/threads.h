@@ -17,8 +17,6 @@ int threads_send_fd(void *fd, const void *data, size_t len);
 #define THREADS_ENDED     1     /* the session ended itself: QUIT, an
                                    output limit, a failed send */
 #define THREADS_IDLE      2     /* nothing arrived for --timeout seconds */
-#define THREADS_LINGER_MS 2000  /* after QUIT, input is drained this long
-                                   at most before the close */
 
 /* Serves s from rfd until the client leaves or the session ends, between
  * the policy's session_begin and session_end. Returns 0 when the client

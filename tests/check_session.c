@@ -235,29 +235,35 @@ START_TEST(test_session_out_of_memory_is_one_reply)
 }
 END_TEST
 
-/* A reply over the output limit is replaced by the limit's error, even
- * when that line does not fit behind earlier replies (they are sent
- * first), and the session ends there. */
+/* A reply larger than the output limit is replaced by the limit's error,
+ * and the session ends there. */
 START_TEST(test_session_output_limit_ends_session)
 {
-    enum { N = 1019 };                  /* 4076 bytes of "200\n": no room
-                                           for 29 more under the limit */
-    static char batch[N * 6 + 32], want[N * 4 + 64];
-
     session_stop();
     session_start_mode(LOCK_MODE_BUFFERED, 0);
-    fill(200);
-    session_set_output_limit(sess, SESSION_OUT_INITIAL);
-    for (int i = 0; i < N; i++) {
-        memcpy(batch + 6 * i, "COUNT\n", 6);
-        memcpy(want + 4 * i, "200\n", 4);
-    }
-    strcpy(batch + 6 * N, "HELP\nCOUNT\n");
-    strcpy(want + 4 * N, "Error: output limit exceeded\n");
-    ck_assert_str_eq(talk(batch), want);
-    ck_assert_int_eq(cap.sends, 2);     /* the full buffer went out first */
+    session_set_output_limit(sess, 512);        /* HELP is larger */
+    ck_assert_str_eq(talk("COUNT\nHELP\nCOUNT\n"),
+                     "0\nError: output limit exceeded\n");
     ck_assert_int_eq(sess->ending, 1);  /* and the COUNT was not answered */
     ck_assert_int_eq(sess->output_limited, 1);
+}
+END_TEST
+
+/* Replies the server batched are no client's fault: a pipelined batch
+ * larger than the limit goes out in parts, all of it answered. */
+START_TEST(test_session_output_limit_spares_batches)
+{
+    enum { N = 3000 };                  /* 6000 bytes of "0\n" */
+    static char batch[N * 6 + 8];
+
+    session_set_output_limit(sess, SESSION_OUT_INITIAL);
+    for (int i = 0; i < N; i++)
+        memcpy(batch + 6 * i, "COUNT\n", 6);
+    strcpy(batch + 6 * N, "HELP\n");
+    talk(batch);
+    ck_assert_uint_eq(cap.len, 2 * N + strlen(proto_help_text));
+    ck_assert_int_eq(sess->ending, 0);
+    ck_assert_int_eq(sess->output_limited, 0);
 }
 END_TEST
 
@@ -385,6 +391,7 @@ static Suite *session_suite(void)
     tcase_add_test(errors, test_session_send_failure_ends_session);
     tcase_add_test(errors, test_session_out_of_memory_is_one_reply);
     tcase_add_test(errors, test_session_output_limit_ends_session);
+    tcase_add_test(errors, test_session_output_limit_spares_batches);
     tcase_add_test(errors, test_session_print_over_output_limit);
     tcase_add_test(errors, test_session_auth_required_first);
     tcase_add_test(errors, test_session_auth_without_password_set);

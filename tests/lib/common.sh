@@ -115,7 +115,9 @@ start_server() {
     SRV_OUT=$TEST_TMP/server$n.out
     SRV_ERR=$TEST_TMP/server$n.err
     SERVERS_STARTED=$((n + 1))
-    if srv_start "$SRV_OUT" "$SRV_ERR" 5 "$BIN/ssnserver-$mode" -p 0 "$@"; then
+    # SSN_IO=events runs a suite against the event-driven driver.
+    if srv_start "$SRV_OUT" "$SRV_ERR" 5 "$BIN/ssnserver-$mode" -p 0 \
+                 ${SSN_IO:+--io "$SSN_IO"} "$@"; then
         [[ $SRV_ADDR == 127.0.0.1 ]] && return 0
         SRV_LINE="listening on $SRV_ADDR:$SRV_PORT"     # not loopback
         srv_stop "$SRV_PID"

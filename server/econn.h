@@ -1,0 +1,51 @@
+/* econn.h -- one connection of the event-driven driver (events.h): its
+ * session, its events and what it still has to send. Used only by its
+ * worker's thread, except conn (the registry's, under conns_lock) and the
+ * waiter (the store's queue, under the store's handoff mutex).
+ */
+#ifndef SSN_ECONN_H
+#define SSN_ECONN_H
+
+#include <event2/event.h>
+#include "outq.h"
+#include "server.h"
+#include "store.h"
+
+struct worker;
+
+enum econn_state {
+    ECONN_PARKED,               /* coarse: waiting for the store lock */
+    ECONN_OPEN,                 /* serving requests */
+    ECONN_CLOSING,              /* ended: sending what is left */
+    ECONN_LINGER,               /* sent all, shut down: draining input */
+};
+
+struct econn {
+    struct conn conn;           /* fd, peer, session; in the registry */
+    struct worker *w;
+    enum econn_state state;
+    struct event *rev;          /* readable (persistent, idle timeout) */
+    struct event *wev;          /* writable (persistent, write timeout) */
+    struct event *granted;      /* activated when a parked session may begin */
+    struct store_waiter waiter;
+    struct outq q;              /* what the socket has not taken yet */
+    uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */
+    int idle;                   /* closed by --timeout */
+    int released;               /* out of the registry: lingering only */
+    int begin_error;            /* -errno when the session could not begin */
+    struct econn *prev, *next;  /* the worker's list; its thread only */
+};
+
+/* Makes a connection for fd on worker w; NULL on failure (fd untouched). */
+struct econn *econn_new(struct worker *w, int fd, const char *peer);
+
+/* On w's thread: sets up the events and begins the session (or parks). */
+void econn_begin(struct econn *c, struct event_base *base);
+
+/* On w's thread: ends the session, drops the connection, frees c. */
+void econn_close(struct econn *c);
+
+/* events.c: takes c off its worker's list (econn_close calls it). */
+void events_forget(struct econn *c);
+
+#endif

@@ -1,0 +1,158 @@
+/* events.c -- the event-driven driver's workers (events.h), after
+ * memcached's thread.c: N threads, each with its own event_base; the
+ * listener (main thread) queues each accepted connection for one of them,
+ * round robin, and wakes it with event_active.
+ *
+ * Each worker's lock guards its hand-over queue and its stopping flag; its
+ * connections and their list belong to its thread alone.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "econn.h"
+#include "events.h"
+#include "log.h"
+
+struct worker {
+    pthread_t tid;
+    struct event_base *base;
+    struct event *wake;         /* activated by the listener and at stop */
+    pthread_mutex_t lock;       /* guards handed and stopping */
+    struct econn *handed;       /* connections to take over (via next) */
+    int stopping;
+    struct econn *conns;        /* live; the worker's thread only */
+};
+
+static struct worker *workers;
+static int nworkers;
+static int next_worker;         /* round robin; the listener's thread only */
+
+void events_forget(struct econn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        c->w->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+}
+
+static void adopt(struct worker *w, struct econn *c)
+{
+    c->prev = NULL;
+    c->next = w->conns;
+    if (w->conns)
+        w->conns->prev = c;
+    w->conns = c;
+    econn_begin(c, w->base);
+}
+
+/* New connections to take over, or the order to stop. */
+static void wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    (void)fd; (void)what;
+
+    pthread_mutex_lock(&w->lock);
+    struct econn *list = w->handed;
+    int stopping = w->stopping;
+    w->handed = NULL;
+    pthread_mutex_unlock(&w->lock);
+    while (list) {
+        struct econn *c = list;
+        list = c->next;
+        adopt(w, c);
+    }
+    if (stopping) {
+        while (w->conns)
+            econn_close(w->conns);
+        event_base_loopbreak(w->base);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+
+    event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    return NULL;
+}
+
+static int worker_init(struct worker *w)
+{
+    int rc = pthread_mutex_init(&w->lock, NULL);
+    if (rc)
+        return -rc;
+    w->base = event_base_new();
+    if (!w->base)
+        return -ENOMEM;
+    w->wake = event_new(w->base, -1, EV_PERSIST, wake_cb, w);
+    if (!w->wake || event_add(w->wake, NULL))
+        return -ENOMEM;
+    rc = pthread_create(&w->tid, NULL, worker_main, w);
+    return -rc;
+}
+
+int events_init(int n)
+{
+    workers = calloc((size_t)n, sizeof(*workers));
+    if (!workers)
+        return -ENOMEM;
+    for (int i = 0; i < n; i++) {
+        int rc = worker_init(&workers[i]);
+        if (rc)
+            return rc;
+        nworkers++;
+    }
+    return 0;
+}
+
+int events_start(int fd, const char *peer)
+{
+    struct worker *w = &workers[next_worker];
+    struct econn *c = econn_new(w, fd, peer);
+
+    if (!c)
+        return -ENOMEM;
+    next_worker = (next_worker + 1) % nworkers;
+    pthread_mutex_lock(&w->lock);
+    c->next = w->handed;
+    w->handed = c;
+    pthread_mutex_unlock(&w->lock);
+    event_active(w->wake, EV_READ, 0);
+    return 0;
+}
+
+int events_stop(long ms)
+{
+    struct timespec deadline;
+
+    clock_gettime(CLOCK_REALTIME, &deadline);   /* pthread_timedjoin_np's */
+    deadline.tv_sec += ms / 1000;
+    deadline.tv_nsec += (ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    for (int i = 0; i < nworkers; i++) {
+        struct worker *w = &workers[i];
+        pthread_mutex_lock(&w->lock);
+        w->stopping = 1;
+        pthread_mutex_unlock(&w->lock);
+        event_active(w->wake, EV_READ, 0);
+    }
+    for (int i = 0; i < nworkers; i++)
+        if (pthread_timedjoin_np(workers[i].tid, NULL, &deadline))
+            return -ETIMEDOUT;
+    for (int i = 0; i < nworkers; i++) {
+        event_free(workers[i].wake);
+        event_base_free(workers[i].base);
+        pthread_mutex_destroy(&workers[i].lock);
+    }
+    free(workers);
+    workers = NULL;
+    nworkers = 0;
+    return 0;
+}

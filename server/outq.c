@@ -1,0 +1,114 @@
+/* outq.c -- the pending output of an event-driven connection (outq.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <openssl/crypto.h>
+#include "listing.h"
+#include "outq.h"
+
+#define OUTQ_IOV 16             /* segments one writev sends at most */
+
+void outq_init(struct outq *q)
+{
+    q->head = q->tail = NULL;
+    q->bytes = 0;
+}
+
+static void seg_free(struct outq_seg *g)
+{
+    if (g->listing)
+        listing_put(g->listing);
+    else
+        OPENSSL_cleanse(g->data, g->len);   /* replies hold SSNs */
+    free(g);
+}
+
+void outq_clear(struct outq *q)
+{
+    while (q->head) {
+        struct outq_seg *g = q->head;
+        q->head = g->next;
+        seg_free(g);
+    }
+    outq_init(q);
+}
+
+static void append(struct outq *q, struct outq_seg *g)
+{
+    g->next = NULL;
+    if (q->tail)
+        q->tail->next = g;
+    else
+        q->head = g;
+    q->tail = g;
+    q->bytes += g->len - g->off;
+}
+
+int outq_push_bytes(struct outq *q, const void *data, size_t len)
+{
+    struct outq_seg *g = malloc(sizeof(*g) + len);
+
+    if (!g)
+        return -ENOMEM;
+    g->listing = NULL;
+    g->off = 0;
+    g->len = len;
+    memcpy(g->data, data, len);
+    append(q, g);
+    return 0;
+}
+
+void outq_push_listing(struct outq *q, struct listing *l, size_t off)
+{
+    struct outq_seg *g = malloc(sizeof(*g));
+
+    if (!g) {                   /* cannot queue it: the reply is lost, so
+                                   the caller's next send fails the session */
+        listing_put(l);
+        return;
+    }
+    g->listing = l;
+    g->off = off;
+    g->len = l->len;
+    append(q, g);
+}
+
+static const char *seg_bytes(const struct outq_seg *g)
+{
+    return g->listing ? g->listing->data : g->data;
+}
+
+ssize_t outq_send(struct outq *q, int fd)
+{
+    struct iovec iov[OUTQ_IOV];
+    struct msghdr msg = { .msg_iov = iov };
+    int n = 0;
+
+    for (struct outq_seg *g = q->head; g && n < OUTQ_IOV; g = g->next, n++) {
+        iov[n].iov_base = (char *)seg_bytes(g) + g->off;
+        iov[n].iov_len = g->len - g->off;
+    }
+    if (n == 0)
+        return 0;
+    msg.msg_iovlen = (size_t)n;
+    ssize_t sent = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0)
+        return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+    q->bytes -= (size_t)sent;
+    for (size_t left = (size_t)sent; left > 0 && q->head;) {
+        struct outq_seg *g = q->head;
+        size_t here = g->len - g->off;
+        if (left < here) {
+            g->off += left;
+            break;
+        }
+        left -= here;
+        q->head = g->next;
+        if (!q->head)
+            q->tail = NULL;
+        seg_free(g);
+    }
+    return sent;
+}

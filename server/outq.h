@@ -1,0 +1,43 @@
+/* outq.h -- what an event-driven connection still has to send: a queue of
+ * byte runs (copied) and shared PRINT listings (referenced, never copied),
+ * sent with writev(2) as far as the socket takes it. Used only when a send
+ * did not complete at once, so steady traffic never touches it.
+ *
+ * Owned by one connection, used by its worker thread only: no lock.
+ */
+#ifndef SSN_OUTQ_H
+#define SSN_OUTQ_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct listing;
+
+struct outq_seg {
+    struct outq_seg *next;
+    struct listing *listing;    /* NULL: the bytes follow in data */
+    size_t off, len;            /* what is left to send: [off, len) */
+    char data[];
+};
+
+struct outq {
+    struct outq_seg *head, *tail;
+    size_t bytes;               /* left to send, over every segment */
+};
+
+void outq_init(struct outq *q);
+
+/* Drops everything (and the listing references). */
+void outq_clear(struct outq *q);
+
+/* Queues a copy of data; 0 or -ENOMEM. */
+int outq_push_bytes(struct outq *q, const void *data, size_t len);
+
+/* Queues l from byte off on, taking over the caller's reference. */
+void outq_push_listing(struct outq *q, struct listing *l, size_t off);
+
+/* Sends from the head without blocking. Returns bytes sent (> 0), 0 when
+ * the queue is empty, -EAGAIN when the socket took nothing, or -errno. */
+ssize_t outq_send(struct outq *q, int fd);
+
+#endif
