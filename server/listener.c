@@ -20,7 +20,7 @@
 #include "events.h"
 #include "threads.h"
 
-#define LISTEN_BACKLOG  1024
+#define LISTEN_BACKLOG  4096    /* the kernel caps it at somaxconn */
 #define BACKOFF_MIN_MS  10      /* first pause after running out of fds */
 #define BACKOFF_MAX_MS  1000    /* the pause doubles up to this */
 
