@@ -1,6 +1,6 @@
 # install.mk -- make install, make uninstall and make help. Included by the
 # top-level Makefile after the other fragments, so SERVERS, MODES,
-# CLIENT_PROGS and BENCH_PROGS are known here.
+# CLIENT_PROGS, SSN_BENCH and BENCH_PROGS are known here.
 #
 #   make install   [PREFIX=/usr/local] [DESTDIR=]
 #   make uninstall [PREFIX=/usr/local] [DESTDIR=]   removes what install put
@@ -22,7 +22,7 @@ MAN1 := $(wildcard man/*.1)
 # bin/; each mode's name also opens ssnserver(1).
 SERVER_LINKS := ssnserver $(addprefix ssnserver,1 2 3 4 5)
 MAN1_LINKS   := $(MODES:%=ssnserver-%.1)
-INSTALL_PROGS := $(SERVERS) $(CLIENT_PROGS) $(BENCH_PROGS)
+INSTALL_PROGS := $(SERVERS) $(CLIENT_PROGS) $(SSN_BENCH) $(BENCH_PROGS)
 
 .PHONY: install uninstall help
 

@@ -1,5 +1,5 @@
-# client/client.mk -- the load clients: inputgen, inclient and kill_it.
-# Included by the top-level Makefile. Code shared by the three (and by the
+# client/client.mk -- the load clients: inputgen, inclient, kill_it and ssn-bench.
+# Included by the top-level Makefile. Code the clients share (and the
 # unit tests) goes into $(CLIENT_LIB); each program's main() stays outside
 # it, because tests/tests.mk links the library into the unit-test runner.
 
@@ -8,6 +8,10 @@ CLIENT_LIB_SRCS := client/names.c client/gen.c client/expect.c \
                    client/source.c client/pipeline.c \
                    client/pipeline_sender.c client/pipeline_reader.c \
                    client/ctl.c client/preload.c
+# ssn-bench's dialects and report are pure (bench.h): they go into the
+# library too, so tests/check_bench.c reaches them.
+CLIENT_LIB_SRCS += client/bench_dialect.c client/bench_resp.c \
+                   client/bench_memcache.c client/bench_report.c
 CLIENT_LIB_OBJS := $(CLIENT_LIB_SRCS:%.c=$(BUILD)/%.o) \
                    $(BUILD)/client/lastnames_data.o
 CLIENT_LIB      := $(BUILD)/libssnclient.a
@@ -49,3 +53,22 @@ PROGRAMS += $(CLIENT_PROGS)
 
 .PHONY: clients
 clients: $(CLIENT_PROGS)
+
+# ssn-bench: the load generator on libevent (man/ssn-bench.1). Its event
+# loops and main() stay out of the library. bench-fake is a stand-in Redis
+# or memcached for tests/test-bench.sh; it is never installed.
+SSN_BENCH      := $(BIN)/ssn-bench
+SSN_BENCH_OBJS := $(addprefix $(BUILD)/client/,bench_main.o bench_opts.o \
+                  bench_set.o bench_conn.o)
+BENCH_FAKE     := $(BUILD)/client/bench-fake
+
+$(SSN_BENCH): $(SSN_BENCH_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS)
+
+$(BENCH_FAKE): $(BUILD)/client/bench_fake.o
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+PROGRAMS += $(SSN_BENCH) $(BENCH_FAKE)
+
+clients: $(SSN_BENCH)

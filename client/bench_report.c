@@ -1,0 +1,287 @@
+/* bench_report.c -- what ssn-bench prints (bench.h): the text report, one
+ * JSON object, or a CSV header and row, and the progress line; and the
+ * server's CPU time from /proc/PID/stat.
+ *
+ * Latencies come from common/hist.h, whose buckets are about 3% wide: a
+ * percentile is known to two or three significant digits, so three are
+ * printed (0.213 ms, 1.07 ms, 12.6 ms) and never a bucket's edge to the
+ * nanosecond. The server's CPU time is in clock ticks (10 ms at 100 Hz),
+ * so its per-request figure is printed with three digits too.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "bench.h"
+#include "jsonw.h"
+#include "timeutil.h"
+
+void bench_counts_add(struct bench_counts *dst, const struct bench_counts *src)
+{
+    dst->sent += src->sent;
+    dst->replies += src->replies;
+    for (int k = 0; k < BK_KINDS; k++)
+        dst->kind[k] += src->kind[k];
+    dst->error_replies += src->error_replies;
+}
+
+/* 10^n, for small n of either sign. (No libm: the clients link without
+ * it, and the unit-test runner with them.) */
+static double pow10i(int n)
+{
+    double p = 1;
+    if (n < 0)
+        return 1 / pow10i(-n);      /* exact powers, one rounding */
+    for (; n > 0; n--)
+        p *= 10;
+    return p;
+}
+
+/* The decimal exponent of x > 0 after rounding to 3 significant digits
+ * (999.7 rounds to 1000, exponent 3), and x so rounded. */
+static int round3_exp(double x, double *rounded)
+{
+    int e = 0;
+    while (e < 300 && x >= pow10i(e + 1))
+        e++;
+    while (e > -300 && x < pow10i(e))
+        e--;
+    double scale = pow10i(2 - e);
+    double r = (double)(uint64_t)(x * scale + 0.5) / scale;
+    if (r >= pow10i(e + 1))
+        e++;
+    *rounded = r;
+    return e;
+}
+
+double bench_round3(double x)
+{
+    double r;
+    if (!(x > 0))
+        return 0;
+    round3_exp(x, &r);
+    return r;
+}
+
+const char *bench_fmt_sig3(double x, char *buf, size_t cap)
+{
+    double r;
+    if (!(x > 0)) {
+        snprintf(buf, cap, "0");
+        return buf;
+    }
+    int e = round3_exp(x, &r);
+    snprintf(buf, cap, "%.*f", e >= 2 ? 0 : 2 - e, r);
+    return buf;
+}
+
+const char *bench_fmt_latency(uint64_t ns, char *buf, size_t cap)
+{
+    char num[20];                   /* "0.00100", "18400000000" */
+    double ms = time_ns_to_ms(ns);
+    if (bench_round3(ms) >= 1000)
+        snprintf(buf, cap, "%s s", bench_fmt_sig3(ms / 1000, num,
+                                                  sizeof(num)));
+    else
+        snprintf(buf, cap, "%s ms", bench_fmt_sig3(ms, num, sizeof(num)));
+    return buf;
+}
+
+/* The percentiles reported, and their names in each format. */
+static const struct {
+    double p;
+    const char *text, *key;
+} pcts[] = {
+    { 50, "p50", "p50" }, { 90, "p90", "p90" }, { 99, "p99", "p99" },
+    { 99.9, "p99.9", "p99_9" }, { 100, "max", "max" },
+};
+#define NPCTS (sizeof(pcts) / sizeof(pcts[0]))
+
+static double per_s(const struct bench_result *r)
+{
+    double s = time_ns_to_s(r->elapsed_ns);
+    return s > 0 ? (double)r->c.replies / s : 0;
+}
+
+/* Server CPU microseconds per reply; -1 without --server-pid. */
+static double cpu_per_req(const struct bench_result *r)
+{
+    if (!r->have_cpu)
+        return -1;
+    return r->c.replies ? (double)r->server_cpu_us / (double)r->c.replies : 0;
+}
+
+/* The server's CPU time per request with the digits it has: the kernel
+ * counts whole clock ticks, so one tick over the replies is the step, and
+ * no digit finer than that (nor more than 3) is printed. */
+static const char *fmt_cpu(const struct bench_result *r, char *buf,
+                           size_t cap)
+{
+    long hz = sysconf(_SC_CLK_TCK);
+    double v = cpu_per_req(r), step = 1e6 / (double)(hz > 0 ? hz : 100);
+    int dec = 0;
+
+    if (r->c.replies)
+        step /= (double)r->c.replies;
+    for (double unit = 0.1; unit >= step && dec < 6; unit /= 10)
+        dec++;
+    bench_fmt_sig3(v, buf, cap);
+    const char *dot = strchr(buf, '.');
+    if (dot && (int)strlen(dot + 1) > dec)
+        snprintf(buf, cap, "%.*f", dec, bench_round3(v));
+    return buf;
+}
+
+static void text_workload(FILE *f, const struct bench_config *cf)
+{
+    fprintf(f, "ssn-bench: %s dialect, %s:%s, %u connection%s on %u "
+            "thread%s, pipeline %u\n", cf->dialect, cf->host, cf->port,
+            cf->connections, cf->connections == 1 ? "" : "s", cf->threads,
+            cf->threads == 1 ? "" : "s", cf->pipeline);
+    if (cf->requests)
+        fprintf(f, "workload:  %llu requests",
+                (unsigned long long)cf->requests);
+    else
+        fprintf(f, "workload:  %g s of requests", cf->duration_s);
+    fprintf(f, ", add:find:delete %u:%u:%u over %llu keys\n", cf->mix[0],
+            cf->mix[1], cf->mix[2], (unsigned long long)cf->keys);
+    if (cf->preload)
+        fprintf(f, "           keys 0 to %llu added first, untimed\n",
+                (unsigned long long)cf->preload - 1);
+}
+
+void bench_report_text(FILE *f, const struct bench_config *cf,
+                       const struct bench_result *r)
+{
+    char a[32];
+    text_workload(f, cf);
+    fprintf(f, "requests:  %llu sent, %llu answered in %.2f s: %.0f "
+            "requests/s%s\n", (unsigned long long)r->c.sent,
+            (unsigned long long)r->c.replies, time_ns_to_s(r->elapsed_ns),
+            per_s(r), r->interrupted ? " (interrupted)" : "");
+    fprintf(f, "replies:  ");
+    for (int k = 0; k < BK_KINDS; k++)     /* two lines of 80 columns */
+        fprintf(f, " %s %llu%s", bench_kind_name((enum bench_kind)k),
+                (unsigned long long)r->c.kind[k],
+                k == BK_DELETED ? ",\n          "
+                : k + 1 < BK_KINDS ? "," : "");
+    fprintf(f, "; %llu error replies\n",
+            (unsigned long long)r->c.error_replies);
+    if (r->first_error[0])
+        fprintf(f, "first error reply: %s\n", r->first_error);
+    fprintf(f, "latency:  ");
+    for (size_t i = 0; i < NPCTS; i++)
+        fprintf(f, " %s %s%s", pcts[i].text,
+                bench_fmt_latency(hist_percentile(&r->lat, pcts[i].p), a,
+                                  sizeof(a)), i + 1 < NPCTS ? "," : "\n");
+    if (r->have_cpu)
+        fprintf(f, "server:    %s us CPU per request (pid %ld: %.2f s user "
+                "+ system)\n", fmt_cpu(r, a, sizeof(a)), r->server_pid,
+                (double)r->server_cpu_us / 1e6);
+}
+
+void bench_report_json(FILE *f, const struct bench_config *cf,
+                       const struct bench_result *r)
+{
+    char a[32];
+    fprintf(f, "{\"dialect\":");
+    json_write_str(f, cf->dialect);
+    fprintf(f, ",\"host\":");
+    json_write_str(f, cf->host);
+    fprintf(f, ",\"port\":%s,\"connections\":%u,\"threads\":%u,"
+            "\"pipeline\":%u,\"mix\":\"%u:%u:%u\",\"keys\":%llu,"
+            "\"preload\":%llu,\"requests_asked\":%llu,\"duration_s\":%g,"
+            "\"requests\":%llu,\"replies\":%llu,\"seconds\":%.3f,"
+            "\"requests_per_s\":%.0f,\"interrupted\":%s,\"replies_by_kind\":{",
+            cf->port, cf->connections, cf->threads, cf->pipeline,
+            cf->mix[0], cf->mix[1], cf->mix[2], (unsigned long long)cf->keys,
+            (unsigned long long)cf->preload,
+            (unsigned long long)cf->requests, cf->duration_s,
+            (unsigned long long)r->c.sent, (unsigned long long)r->c.replies,
+            time_ns_to_s(r->elapsed_ns), per_s(r),
+            r->interrupted ? "true" : "false");
+    for (int k = 0; k < BK_KINDS; k++)
+        fprintf(f, "%s\"%s\":%llu", k ? "," : "",
+                bench_kind_name((enum bench_kind)k),
+                (unsigned long long)r->c.kind[k]);
+    fprintf(f, "},\"error_replies\":%llu,\"first_error\":",
+            (unsigned long long)r->c.error_replies);
+    json_write_str(f, r->first_error);
+    fprintf(f, ",\"latency_ms\":{");
+    for (size_t i = 0; i < NPCTS; i++)
+        fprintf(f, "%s\"%s\":%s", i ? "," : "", pcts[i].key,
+                bench_fmt_sig3(time_ns_to_ms(hist_percentile(&r->lat,
+                               pcts[i].p)), a, sizeof(a)));
+    fprintf(f, "},\"server_cpu_us_per_request\":%s}\n",
+            r->have_cpu ? bench_fmt_sig3(cpu_per_req(r), a, sizeof(a))
+                        : "null");
+}
+
+void bench_report_csv(FILE *f, const struct bench_config *cf,
+                      const struct bench_result *r)
+{
+    char a[32];
+    fprintf(f, "dialect,connections,threads,pipeline,mix,keys,preload,"
+            "requests,replies,seconds,requests_per_s,interrupted");
+    for (int k = 0; k < BK_KINDS; k++)
+        fprintf(f, ",%s", bench_kind_name((enum bench_kind)k));
+    fprintf(f, ",error_replies");
+    for (size_t i = 0; i < NPCTS; i++)
+        fprintf(f, ",%s_ms", pcts[i].key);
+    fprintf(f, ",server_cpu_us_per_request\n");
+
+    fprintf(f, "%s,%u,%u,%u,%u:%u:%u,%llu,%llu,%llu,%llu,%.3f,%.0f,%d",
+            cf->dialect, cf->connections, cf->threads, cf->pipeline,
+            cf->mix[0], cf->mix[1], cf->mix[2], (unsigned long long)cf->keys,
+            (unsigned long long)cf->preload, (unsigned long long)r->c.sent,
+            (unsigned long long)r->c.replies, time_ns_to_s(r->elapsed_ns),
+            per_s(r), r->interrupted);
+    for (int k = 0; k < BK_KINDS; k++)
+        fprintf(f, ",%llu", (unsigned long long)r->c.kind[k]);
+    fprintf(f, ",%llu", (unsigned long long)r->c.error_replies);
+    for (size_t i = 0; i < NPCTS; i++)
+        fprintf(f, ",%s", bench_fmt_sig3(time_ns_to_ms(
+                hist_percentile(&r->lat, pcts[i].p)), a, sizeof(a)));
+    fprintf(f, ",%s\n", r->have_cpu ? bench_fmt_sig3(cpu_per_req(r), a,
+                                                     sizeof(a)) : "");
+}
+
+void bench_progress(FILE *f, uint64_t done, uint64_t elapsed_ns)
+{
+    double s = time_ns_to_s(elapsed_ns);
+    fprintf(f, "\r%llu requests, %.0f requests/s, %.1f s\033[K",
+            (unsigned long long)done, s > 0 ? (double)done / s : 0.0, s);
+    fflush(f);
+}
+
+int bench_stat_ticks(const char *line, uint64_t *ticks)
+{
+    /* The command name may hold spaces and ')': the fields after it
+     * start at the last ')'. utime and stime are fields 14 and 15, the
+     * 12th and 13th after it. */
+    const char *p = strrchr(line, ')');
+    unsigned long long ut, st;
+    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+                     "%llu %llu", &ut, &st) != 2)
+        return -1;
+    *ticks = ut + st;
+    return 0;
+}
+
+int bench_proc_cpu_us(pid_t pid, uint64_t *us)
+{
+    char path[64], line[1024];
+    uint64_t ticks;
+    long hz = sysconf(_SC_CLK_TCK);
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    char *got = fgets(line, sizeof(line), f);
+    fclose(f);
+    if (!got || bench_stat_ticks(line, &ticks) || hz <= 0)
+        return -EINVAL;
+    *us = ticks * 1000000ull / (uint64_t)hz;
+    return 0;
+}
