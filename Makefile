@@ -91,6 +91,7 @@ CHECK_SCRIPTS :=
 -include client/client.mk
 -include tools/tools.mk
 -include tests/tests.mk
+-include tests/fuzz/fuzz.mk
 -include install.mk
 
 all: servers $(PROGRAMS)

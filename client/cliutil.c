@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "cliutil.h"
 #include "version.h"
 
@@ -156,6 +157,49 @@ const char *cli_arg_seed(const char *arg, uint64_t *out)
 {
     return cli_parse_u64(arg, UINT64_MAX, out)
            ? "a non-negative integer below 2^64" : NULL;
+}
+
+int cli_password_load(const char *path, char *out, size_t cap, char *err,
+                      size_t errlen)
+{
+    char line[CLI_PASSWORD_MAX + 3];    /* the password, "\r\n" and NUL */
+    FILE *f = fopen(path, "r");
+    int rc = -1;
+
+    if (!f) {
+        snprintf(err, errlen, "--password-file: cannot read %s: %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    if (!fgets(line, sizeof(line), f)) {
+        if (ferror(f))
+            snprintf(err, errlen, "--password-file: cannot read %s: %s",
+                     path, strerror(errno));
+        else
+            snprintf(err, errlen, "--password-file: %s has no password on "
+                     "its first line", path);
+        goto out;
+    }
+    size_t n = strcspn(line, "\r\n");
+    if (n == 0)
+        snprintf(err, errlen, "--password-file: %s has no password on its "
+                 "first line", path);
+    else if (n != strcspn(line, " \t\r\n"))
+        snprintf(err, errlen, "--password-file: the password in %s has a "
+                 "space or tab (AUTH takes one word)", path);
+    else if (n > CLI_PASSWORD_MAX || n >= cap)
+        snprintf(err, errlen, "--password-file: the password in %s is over "
+                 "%d bytes (AUTH must fit in one request line)", path,
+                 CLI_PASSWORD_MAX);
+    else {
+        memcpy(out, line, n);
+        out[n] = '\0';
+        rc = 0;
+    }
+out:
+    OPENSSL_cleanse(line, sizeof(line));
+    fclose(f);
+    return rc;
 }
 
 int cli_getopt(const struct cli_prog *p, int argc, char **argv,

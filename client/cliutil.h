@@ -19,11 +19,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "gen.h"
+#include "proto.h"
 
 #define CLI_EXIT_USAGE  2           /* exit status for bad arguments */
 #define CLI_EVENTS_MAX  1000000000ull   /* largest NEVENTS accepted */
 #define CLI_RATE_MAX    10000000000ull  /* largest --rate (10 GB/s) */
 #define CLI_SECONDS_MAX 86400.0     /* largest time limit in seconds */
+#define CLI_PASSWORD_MAX (PROTO_MAX_LINE - 5)   /* "AUTH " + it is one request */
 
 /* Decimal digits with an optional k (x1000) or m (x1000000) suffix, no
  * sign, at most max. Returns 0, or -EINVAL with *out unchanged. */
@@ -52,6 +54,16 @@ const char *cli_opt_shard(const char *arg, unsigned *k, unsigned *n);
 const char *cli_arg_port(const char *arg);                     /* PORT */
 const char *cli_arg_events(const char *arg, uint64_t *out);    /* NEVENTS */
 const char *cli_arg_seed(const char *arg, uint64_t *out);      /* SEED */
+
+/* --password-file: the password is the first line of path without its
+ * "\r\n", one word (no space or tab), 1 to CLI_PASSWORD_MAX bytes: the
+ * server's own rules for its --password-file, so one file serves both.
+ * Writes it NUL-terminated into out (cap bytes, CLI_PASSWORD_MAX + 1 is
+ * enough). Returns 0, or -1 with a one-line reason naming the file in err
+ * (out is then untouched). The copy read is wiped; out is the caller's to
+ * wipe (OPENSSL_cleanse). */
+int cli_password_load(const char *path, char *out, size_t cap, char *err,
+                      size_t errlen);
 
 /* A program's name and usage text, for cli_getopt and the complaints. */
 struct cli_prog {

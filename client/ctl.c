@@ -4,19 +4,31 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include "ctl.h"
 #include "net.h"
+#include "proto.h"
 #include "timeutil.h"
+
+void ctl_adopt(struct ctl *c, int fd, int timeout_ms)
+{
+    memset(c, 0, sizeof(*c));
+    c->timeout_ms = timeout_ms;
+    c->fd = fd;
+    lr_init(&c->lr, CTL_REPLY_MAX);
+}
 
 int ctl_open(struct ctl *c, const char *host, const char *port,
              int timeout_ms)
 {
-    memset(c, 0, sizeof(*c));
-    c->timeout_ms = timeout_ms;
-    c->fd = net_connect(host, port, 0, 0, timeout_ms, c->err, sizeof(c->err));
-    if (c->fd < 0)
-        return c->fd;
-    lr_init(&c->lr, CTL_REPLY_MAX);
+    char err[sizeof(c->err)];
+    int fd = net_connect(host, port, 0, 0, timeout_ms, err, sizeof(err));
+
+    ctl_adopt(c, fd, timeout_ms);
+    if (fd < 0) {
+        memcpy(c->err, err, sizeof(c->err));
+        return fd;
+    }
     return 0;
 }
 
@@ -56,17 +68,16 @@ static int read_line(struct ctl *c, uint64_t deadline, char **line,
     }
 }
 
-int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen)
+/* Sends the n bytes of req (a whole request line; what names it in c->err)
+ * and reads one reply line into out. */
+static int exchange(struct ctl *c, const char *what, const char *req,
+                    size_t n, char *out, size_t outlen)
 {
-    char buf[256];
-    int n = snprintf(buf, sizeof(buf), "%s\n", req);
-    if (n < 0 || (size_t)n >= sizeof(buf))
-        return -EINVAL;
     uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
                         TIME_NS_PER_MS;
-    int rc = net_send_all(c->fd, buf, (size_t)n, deadline, NULL, NULL);
+    int rc = net_send_all(c->fd, req, n, deadline, NULL, NULL);
     if (rc) {
-        snprintf(c->err, sizeof(c->err), "sending %s: %s", req,
+        snprintf(c->err, sizeof(c->err), "sending %s: %s", what,
                  rc == -EPIPE ? "server closed the connection"
                               : strerror(-rc));
         return rc;
@@ -81,6 +92,59 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen)
         if ((unsigned char)*q < ' ' || (unsigned char)*q >= 0x7f)
             *q = '?';
     return 0;
+}
+
+int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen)
+{
+    char buf[256];
+    int n = snprintf(buf, sizeof(buf), "%s\n", req);
+    if (n < 0 || (size_t)n >= sizeof(buf))
+        return -EINVAL;
+    return exchange(c, req, buf, (size_t)n, out, outlen);
+}
+
+int ctl_query_block(struct ctl *c, const char *req,
+                    void (*line_cb)(void *arg, const char *line), void *arg)
+{
+    char line[CTL_REPLY_MAX];
+    int rc = ctl_query(c, req, line, sizeof(line));
+    uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
+                        TIME_NS_PER_MS;
+
+    if (rc == 0 && strncmp(line, "Error", 5) == 0) {
+        snprintf(c->err, sizeof(c->err), "%s answered '%.150s'", req, line);
+        return -EPROTO;
+    }
+    while (rc == 0 && strcmp(line, "END") != 0) {
+        line_cb(arg, line);
+        char *next;
+        size_t len;
+        if ((rc = read_line(c, deadline, &next, &len)) == 0)
+            snprintf(line, sizeof(line), "%s", next);
+    }
+    return rc;
+}
+
+int ctl_auth(struct ctl *c, const char *password)
+{
+    char req[PROTO_MAX_LINE + 2], reply[CTL_REPLY_MAX];
+    int n = snprintf(req, sizeof(req), "AUTH %s\n", password);
+    int rc;
+
+    if (n < 0 || (size_t)n > PROTO_MAX_LINE + 1) {
+        snprintf(c->err, sizeof(c->err), "the password is too long for "
+                 "one request line");
+        rc = -EINVAL;
+    } else {
+        rc = exchange(c, "AUTH", req, (size_t)n, reply, sizeof(reply));
+    }
+    OPENSSL_cleanse(req, sizeof(req));
+    if (rc == 0 && strcmp(reply, PROTO_OK) != 0) {
+        snprintf(c->err, sizeof(c->err), "the server refused AUTH: it "
+                 "answered '%.150s'", reply);
+        rc = -EACCES;
+    }
+    return rc;
 }
 
 void ctl_close(struct ctl *c)

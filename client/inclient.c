@@ -5,7 +5,8 @@
  *   inclient [options] HOST PORT -          (requests from standard input)
  *
  * The generated stream is inputgen's, byte for byte. The work is done by
- * pipeline.c; this file is options and output.
+ * pipeline.c (which opens with AUTH when --password-file gives a
+ * password); this file is options and output.
  */
 #include <errno.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include "cliutil.h"
 #include "jsonw.h"
 #include "gen.h"
@@ -41,6 +43,9 @@ static void usage(FILE *f)
 "  --rcvbuf BYTES    socket receive buffer (default %d under --rate)\n"
 "  --mss BYTES       TCP segment size to ask for (default %d under --rate:\n"
 "                    Ethernet's, not loopback's 64 KiB)\n"
+"  --password-file FILE\n"
+"                    send 'AUTH password' first, the password being the\n"
+"                    first line of FILE; fail unless the server says OK\n"
 "  --shard K/N       generated stream: last names with index K mod N only\n"
 "  --mix A:D:P[:F]   generated stream: weights, default 5:5:1:0\n"
 "  --timeout SEC     give up after SEC seconds (default: never)\n"
@@ -49,7 +54,7 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "  -V, --version     the version\n"
 "Exit status: 0 when every request was answered, 1 when the session\n"
-"failed (connect, reset, close, hang, time-out), 2 for bad arguments.\n",
+"failed (connect, AUTH, reset, close, hang, time-out), 2 for bad arguments.\n",
             PL_RATE_RCVBUF, PL_RATE_MSS, INCLIENT_HANG_S);
 }
 
@@ -113,6 +118,8 @@ struct inclient {
     int stats, json;
     int from_stdin;             /* "-": requests from standard input */
     const char *lastnames;      /* LASTNAMES_FILE; NULL: the bundled list */
+    const char *password_file;  /* --password-file; NULL: no AUTH */
+    char password[CLI_PASSWORD_MAX + 1];
     struct namelist names;
     struct gen g;
     struct pl_fdsource fs;
@@ -134,6 +141,7 @@ static int parse_options(struct inclient *ic, int argc, char **argv)
         { "mix", required_argument, NULL, 'm' },
         { "timeout", required_argument, NULL, 't' },
         { "hang", required_argument, NULL, 'H' },
+        { "password-file", required_argument, NULL, 'A' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -159,6 +167,7 @@ static int parse_options(struct inclient *ic, int argc, char **argv)
                 bad = "a number of seconds from 0 to 86400";
             break;
         case 'H': bad = cli_opt_hang(optarg, &po->hang_s); break;
+        case 'A': ic->password_file = optarg; break;
         default: return CLI_EXIT_USAGE;
         }
         if (bad)
@@ -192,6 +201,23 @@ static int parse_args(struct inclient *ic, int argc, char **argv)
     if ((bad = cli_arg_seed(arg[3], &ic->go.seed)))
         return cli_bad_value(prog.name, "SEED", arg[3], bad);
     ic->lastnames = nargs == 5 ? arg[4] : NULL;
+    return 0;
+}
+
+/* Reads --password-file into ic->password. Returns 0, or -1 after saying
+ * why on stderr. */
+static int load_password(struct inclient *ic)
+{
+    char err[300];
+
+    if (!ic->password_file)
+        return 0;
+    if (cli_password_load(ic->password_file, ic->password,
+                          sizeof(ic->password), err, sizeof(err))) {
+        fprintf(stderr, "inclient: %s\n", err);
+        return -1;
+    }
+    ic->po.password = ic->password;
     return 0;
 }
 
@@ -239,10 +265,11 @@ int main(int argc, char **argv)
     int rc = parse_args(&ic, argc, argv);
     if (rc)
         return rc;
-    if (open_source(&ic))
+    if (load_password(&ic) || open_source(&ic))
         return 1;
     signal(SIGPIPE, SIG_IGN);
     rc = pl_run(&ic.po, &ic.src, &r, NULL);
+    OPENSSL_cleanse(ic.password, sizeof(ic.password));
     if (rc)
         fprintf(stderr, "inclient: FAILED (%s): %s\n", pl_fail_name(r.fail),
                 r.what);

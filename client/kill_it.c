@@ -7,8 +7,10 @@
  * Verification needs a server that was empty at the start: client i runs
  * inputgen's stream with seed SEED+i on --shard i/NCLIENTS, so the clients
  * never touch each other's names, and the final state must be the union of
- * their final live sets. Exit status: 0 verified, 1 FAILED, 2 bad
- * arguments, 3 not verified.
+ * their final live sets. With --password-file, every connection it opens
+ * (the clients', the preload's, the questions before and after) says AUTH
+ * first. Exit status: 0 verified, 1 FAILED, 2 bad arguments, 3 not
+ * verified.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +27,8 @@ static void usage(FILE *f)
 "requests each (inputgen's stream, seed SEED+i, --shard i/NCLIENTS),\n"
 "pipelined. Prints per client: requests, service time, requests/s, latency\n"
 "p50/p99 and errors; then the mean and max/min of the service times; then\n"
-"a verdict. When the server was empty at the start, its final COUNT, CHECK\n"
+"the store lock's figures from the server's STATS (it sends STATS RESET\n"
+"just before the clients start); then a verdict. When the server was empty at the start, its final COUNT, CHECK\n"
 "and DIGEST are compared with the clients' expected final state.\n"
 "\n"
 "  --rate BYTES      each client reads replies at most this fast (bytes/s)\n"
@@ -38,6 +41,9 @@ static void usage(FILE *f)
 "                    every PRINT is big (verification includes them)\n"
 "  --mix A:D:P[:F]   request weights (default 5:5:1:0)\n"
 "  --lastnames FILE  last-name list (default: the bundled one)\n"
+"  --password-file FILE\n"
+"                    send 'AUTH password' first on every connection, the\n"
+"                    password being the first line of FILE\n"
 "  --timeout SEC     give the whole run at most SEC seconds (default %.0f)\n"
 "  --hang SEC        FAILED when no client receives anything for SEC\n"
 "                    seconds while replies are due (default %.0f, 0: off)\n"
@@ -47,7 +53,8 @@ static void usage(FILE *f)
 "  -q, --quiet       no table (the verdict line is still printed)\n"
 "  -h, --help        this text\n"
 "  -V, --version     the version\n"
-"Exit status: 0 verified, 1 FAILED, 2 bad arguments, 3 not verified.\n",
+"Exit status: 0 verified, 1 FAILED (or no connection, or AUTH refused),\n"
+"2 bad arguments, 3 not verified.\n",
             KI_TIMEOUT_S, KI_HANG_S);
 }
 
@@ -106,6 +113,7 @@ static int parse_args(struct killit *k, int argc, char **argv)
         { "preload", required_argument, NULL, 'p' },
         { "mix", required_argument, NULL, 'm' },
         { "lastnames", required_argument, NULL, 'L' },
+        { "password-file", required_argument, NULL, 'A' },
         { "timeout", required_argument, NULL, 't' },
         { "hang", required_argument, NULL, 'H' },
         { "server-pid", required_argument, NULL, 'P' },
@@ -123,6 +131,7 @@ static int parse_args(struct killit *k, int argc, char **argv)
     while ((c = cli_getopt(&prog, argc, argv, "qhV", longopts)) != -1) {
         switch (c) {
         case 'L': k->lastnames = optarg; break;
+        case 'A': k->password_file = optarg; break;
         case 'j': k->json_path = optarg; break;
         case 'c': k->csv_path = optarg; break;
         case 'q': k->quiet = 1; break;
@@ -150,13 +159,19 @@ static int parse_args(struct killit *k, int argc, char **argv)
     return 0;
 }
 
-/* Everything before the run that needs no server: the last names, the
- * preload's room, the expected final state. Returns 0, or the exit status
- * after saying why. */
+/* Everything before the run that needs no server: the password, the last
+ * names, the preload's room, the expected final state. Returns 0, or the
+ * exit status after saying why. */
 static int prepare(struct killit *k)
 {
     char err[300];
 
+    if (k->password_file &&
+        cli_password_load(k->password_file, k->password, sizeof(k->password),
+                          err, sizeof(err))) {
+        fprintf(stderr, "kill_it: %s\n", err);
+        return 1;
+    }
     if (names_load(&k->names, k->lastnames, err, sizeof(err))) {
         fprintf(stderr, "kill_it: %s\n", err);
         return 2;
@@ -182,8 +197,10 @@ static int prepare(struct killit *k)
 /* The table, the verdict line and the files. */
 static void report(const struct killit *k)
 {
-    if (!k->quiet)
+    if (!k->quiet) {
         ki_print_table(k, stdout);
+        ki_print_lock(k, stdout);
+    }
     printf("%s: %s\n", ki_verdict_name(k->verdict), k->reasons);
     fflush(stdout);
     if (k->json_path && ki_write_json(k, k->json_path))
@@ -207,19 +224,30 @@ int main(int argc, char **argv)
         ki_cleanup(&k);
         return rc;
     }
-    if (ki_check_start(&k)) {
-        printf("FAILED: cannot reach the server at %s:%s\n", k.host, k.port);
+    if ((rc = ki_check_start(&k)) != 0) {
+        if (rc == -2)
+            printf("FAILED: %s\n", k.start_note);
+        else
+            printf("FAILED: cannot reach the server at %s:%s\n", k.host,
+                   k.port);
         ki_cleanup(&k);
         return 1;
     }
+    if (k.start_count > 0)
+        fprintf(stderr, "kill_it: warning: the server already holds %lld "
+                "people, so this run will not be verified (start it afresh, "
+                "or DELETE them)\n", k.start_count);
     if (k.preload)
         ki_preload(&k);
+    ki_lock_reset(&k);
     if (ki_run(&k)) {
         ki_cleanup(&k);
         return 1;
     }
-    if (!k.hung)                /* a frozen server would not answer */
+    if (!k.hung) {              /* a frozen server would not answer */
+        ki_lock_read(&k);
         ki_check_end(&k);
+    }
     ki_judge(&k);
     report(&k);
     ki_cleanup(&k);

@@ -17,6 +17,7 @@
 #include "gen.h"
 #include "hist.h"
 #include "names.h"
+#include "cliutil.h"
 #include "pipeline.h"
 
 #define KI_MAX_CLIENTS  1000    /* the server's default --max-clients is 1024 */
@@ -45,6 +46,8 @@ struct killit {
     double timeout_s, hang_s;
     struct gen_mix mix;
     const char *lastnames, *json_path, *csv_path;
+    const char *password_file;  /* --password-file; NULL: no AUTH */
+    char password[CLI_PASSWORD_MAX + 1];    /* read from it; wiped at exit */
     pid_t server_pid;           /* --server-pid, or found from the port; 0 */
     int quiet;                  /* no table on stdout */
 
@@ -68,21 +71,38 @@ struct killit {
     long long end_count;        /* -1 unknown */
     char end_check[200], end_digest[200];
 
+    /* the store lock, from the server's STATS: zeroed (STATS RESET) just
+     * before the clients start, read just after they finish */
+    int lock_known;             /* 1 when both worked */
+    char lock_note[200];        /* why not, when 0 */
+    char lock_mode[16];         /* STATS "mode" */
+    uint64_t lock_acq, lock_contended, lock_wait_us, lock_hold_us;
+    uint64_t lock_wait_max_us, lock_hold_max_us;
+    uint64_t lock_wait_p99_us, lock_hold_p99_us;
+
     enum ki_verdict verdict;
     char reasons[KI_REASONS];   /* "; "-separated, for FAILED and not verified */
 };
 
-/* killit_verify.c. ki_check_start asks COUNT before the run: returns -1
- * when the server cannot be reached at all (the reason is on stderr), else
- * 0 with start_count set (-1 and start_note when it is unknown).
+/* killit_verify.c. Every connection they open sends AUTH first when
+ * there is a password. ki_check_start asks COUNT before the run: returns
+ * -1 when the server cannot be reached at all (the reason is on stderr),
+ * -2 when it refused AUTH or wants a password it was not given (the
+ * reason is in start_note), else 0 with start_count set (-1 and
+ * start_note when it is unknown).
  * ki_preload adds --preload people (sets preload_fail on failure).
  * ki_expected computes expect_count and expect_digest; 0 or -1.
  * ki_check_end asks COUNT, CHECK and DIGEST after the run.
+ * ki_lock_reset sends STATS RESET just before the clients start, and
+ * ki_lock_read reads STATS just after: the lock_ figures (lock_known 0
+ * and lock_note when either failed).
  * ki_judge sets verdict and reasons from all of the above. */
 int ki_check_start(struct killit *k);
 void ki_preload(struct killit *k);
 int ki_expected(struct killit *k);
 void ki_check_end(struct killit *k);
+void ki_lock_reset(struct killit *k);
+void ki_lock_read(struct killit *k);
 void ki_judge(struct killit *k);
 
 /* killit_run.c: forks the clients, waits for them (bounded by the timeout
@@ -97,6 +117,9 @@ pid_t ki_find_listener(unsigned port);
 
 /* killit_report.c */
 void ki_print_table(const struct killit *k, FILE *f);
+/* The lock's figures of the run, under the table (nothing when unknown
+ * but the reason). */
+void ki_print_lock(const struct killit *k, FILE *f);
 int ki_write_json(const struct killit *k, const char *path);
 int ki_write_csv(const struct killit *k, const char *path);
 const char *ki_verdict_name(enum ki_verdict v);

@@ -51,6 +51,81 @@ static double rps(const struct pl_result *r)
     return s > 0 ? (double)r->replies / s : 0;
 }
 
+/* x rounded to 3 significant digits, printed without an exponent: the
+ * histogram (hist.h) knows a latency to about 3%, so more digits would
+ * print a bucket edge, not a measurement. */
+static const char *sig3(double x, char *buf, size_t len)
+{
+    int d = 2;                  /* decimals to print */
+    double t = x, scale = 1;
+
+    if (x <= 0) {
+        snprintf(buf, len, "0");
+        return buf;
+    }
+    while (t >= 999.5) {        /* 999.5 would round up to 1000 */
+        t /= 10;
+        d--;
+    }
+    while (t < 99.95 && d < 9) {
+        t *= 10;
+        d++;
+    }
+    d -= 2;
+    if (d >= 0) {
+        snprintf(buf, len, "%.*f", d, x);
+        return buf;
+    }
+    for (int i = d; i < 0; i++)
+        scale *= 10;
+    snprintf(buf, len, "%.0f", (double)(long long)(x / scale + 0.5) * scale);
+    return buf;
+}
+
+/* A duration in microseconds as "123 us", "4.56 ms" or "7.89 s". */
+static const char *dur_us(uint64_t us, char *buf, size_t len)
+{
+    char n[32];
+    if (us < 1000)
+        snprintf(buf, len, "%llu us", (unsigned long long)us);
+    else if (us < 1000000)
+        snprintf(buf, len, "%s ms", sig3(us / 1e3, n, sizeof(n)));
+    else
+        snprintf(buf, len, "%s s", sig3(us / 1e6, n, sizeof(n)));
+    return buf;
+}
+
+void ki_print_lock(const struct killit *k, FILE *f)
+{
+    char a[32], b[32], c[32], d[32], e[32], g[32];
+
+    if (!k->lock_known) {
+        if (k->lock_note[0])
+            fprintf(f, "lock: no figures (%s)\n", k->lock_note);
+        return;
+    }
+    if (k->lock_acq == 0) {
+        fprintf(f, "lock: none taken (%s mode has no store lock)\n",
+                k->lock_mode[0] ? k->lock_mode : "this");
+        return;
+    }
+    double share = k->wall_s > 0 ? k->lock_hold_us / 1e6 / k->wall_s : 0;
+    fprintf(f, "lock: %llu acquisitions, %llu contended (%.0f%%); "
+            "wait total %s, hold total %s = %.0f%% of the %.2f s run\n",
+            (unsigned long long)k->lock_acq,
+            (unsigned long long)k->lock_contended,
+            100.0 * (double)k->lock_contended / (double)k->lock_acq,
+            dur_us(k->lock_wait_us, a, sizeof(a)),
+            dur_us(k->lock_hold_us, b, sizeof(b)), 100 * share, k->wall_s);
+    fprintf(f, "      wait max %s, p99 %s; hold max %s, p99 %s "
+            "(STATS RESET before the clients, STATS after them: that\n"
+            "      STATS is one of the acquisitions)\n",
+            dur_us(k->lock_wait_max_us, c, sizeof(c)),
+            dur_us(k->lock_wait_p99_us, d, sizeof(d)),
+            dur_us(k->lock_hold_max_us, e, sizeof(e)),
+            dur_us(k->lock_hold_p99_us, g, sizeof(g)));
+}
+
 void ki_print_table(const struct killit *k, FILE *f)
 {
     fprintf(f, "kill_it: %u clients x %llu events -> %s:%s", k->nclients,
@@ -69,9 +144,11 @@ void ki_print_table(const struct killit *k, FILE *f)
         const struct pl_result *r = &k->slot[i].res;
         uint64_t requests = atomic_load(&k->slot[i].done) ? r->requests :
                             atomic_load(&k->slot[i].prog.sent);
-        fprintf(f, "%6u %9llu %10.3f %9.0f %9.3f %9.3f %7llu  %s\n", i,
+        char p50[32], p99[32];
+        fprintf(f, "%6u %9llu %10.3f %9.0f %9s %9s %7llu  %s\n", i,
                 (unsigned long long)requests, time_ns_to_s(r->service_ns),
-                rps(r), time_ns_to_ms(r->lat_p50), time_ns_to_ms(r->lat_p99),
+                rps(r), sig3(time_ns_to_ms(r->lat_p50), p50, sizeof(p50)),
+                sig3(time_ns_to_ms(r->lat_p99), p99, sizeof(p99)),
                 (unsigned long long)r->errors, client_state(k, i));
     }
     double mean, min, max;

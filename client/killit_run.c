@@ -18,6 +18,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include "killit.h"
 #include "timeutil.h"
 
@@ -64,6 +65,7 @@ static void child_main(struct killit *k, unsigned i, int go_fd)
 
     struct pl_opts o = {
         .host = k->host, .port = k->port, .echo = NULL,
+        .password = k->password_file ? k->password : NULL,
         .rate = i < k->nslow ? k->rate : 0, .rcvbuf = k->rcvbuf, .mss = k->mss,
         .timeout_s = k->timeout_s, .hang_s = 0,   /* the parent watches */
         .progress = &s->prog,
@@ -102,15 +104,16 @@ static unsigned reap(struct killit *k, int block)
 }
 
 static void progress_line(const struct killit *k, unsigned finished,
-                          uint64_t sent, uint64_t replies, int final)
+                          uint64_t sent, uint64_t replies, double elapsed,
+                          int final)
 {
     if (final) {
-        fprintf(stderr, "\r%70s\r", "");
+        fprintf(stderr, "\r%79s\r", "");
         return;
     }
     fprintf(stderr, "\rkill_it: %u/%u clients finished, %llu requests sent, "
-            "%llu replies ", finished, k->nclients,
-            (unsigned long long)sent, (unsigned long long)replies);
+            "%llu replies, %.1f s ", finished, k->nclients,
+            (unsigned long long)sent, (unsigned long long)replies, elapsed);
 }
 
 /* Waits for every child, bounded. Sets hung/timed_out/interrupted. */
@@ -137,7 +140,8 @@ static void watch(struct killit *k, uint64_t t0)
         }
         uint64_t now = time_now_ns();
         if (tty && (now - last_draw > 200 * TIME_NS_PER_MS || !running)) {
-            progress_line(k, k->nclients - running, sent, replies, !running);
+            progress_line(k, k->nclients - running, sent, replies,
+                          time_ns_to_s(now - t0), !running);
             last_draw = now;
         }
         if (!running)
@@ -156,7 +160,7 @@ static void watch(struct killit *k, uint64_t t0)
         kill_children(k);
         reap(k, 1);
         if (tty)
-            progress_line(k, 0, 0, 0, 1);
+            progress_line(k, 0, 0, 0, 0, 1);
         return;
     }
 }
@@ -218,4 +222,5 @@ void ki_cleanup(struct killit *k)
     free(k->pid);
     free(k->exit_status);
     names_free(&k->names);
+    OPENSSL_cleanse(k->password, sizeof(k->password));
 }

@@ -5,6 +5,7 @@
  * every reason. Every question to the server is bounded by a time limit.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,25 +45,50 @@ static int is_local(const char *host)
            strncmp(host, "127.", 4) == 0;
 }
 
+/* Connects, and says AUTH when there is a password. Returns 0; -1 when
+ * there is no connection, -2 when AUTH failed (c->err says why; the
+ * connection is closed either way). */
+static int ctl_connect(struct killit *k, struct ctl *c)
+{
+    if (ctl_open(c, k->host, k->port, ctl_timeout_ms(k)))
+        return -1;
+    if (k->password_file && ctl_auth(c, k->password)) {
+        ctl_abandon(c);
+        return -2;
+    }
+    return 0;
+}
+
 /* COUNT before the run: is verification possible? Returns -1 when the
- * server cannot be reached at all. */
+ * server cannot be reached at all, -2 when it will not serve us. */
 int ki_check_start(struct killit *k)
 {
     struct ctl c;
     char reply[CTL_REPLY_MAX];
+    int rc;
 
     k->start_count = -1;
     if (!k->server_pid && is_local(k->host))
         k->server_pid = ki_find_listener((unsigned)atoi(k->port));
-    if (ctl_open(&c, k->host, k->port, ctl_timeout_ms(k))) {
+    if ((rc = ctl_connect(k, &c)) == -1) {
         fprintf(stderr, "kill_it: %s\n", c.err);
         return -1;
+    }
+    if (rc == -2) {
+        snprintf(k->start_note, sizeof(k->start_note), "%.190s", c.err);
+        return -2;
     }
     if (ctl_query(&c, "COUNT", reply, sizeof(reply))) {
         snprintf(k->start_note, sizeof(k->start_note), "COUNT failed: %.150s",
                  c.err);
         ctl_abandon(&c);
         return 0;
+    } else if (strcmp(reply, PL_AUTH_REQUIRED) == 0) {
+        snprintf(k->start_note, sizeof(k->start_note), "the server requires "
+                 "a password: it answered '%s' (give --password-file FILE)",
+                 PL_AUTH_REQUIRED);
+        ctl_close(&c);
+        return -2;
     } else if (reply[0] < '0' || reply[0] > '9' || strlen(reply) > 18)
         snprintf(k->start_note, sizeof(k->start_note),
                  "COUNT replied '%.60s'", reply);
@@ -78,7 +104,7 @@ void ki_check_end(struct killit *k)
     char reply[CTL_REPLY_MAX];
 
     k->end_count = -1;
-    if (ctl_open(&c, k->host, k->port, ctl_timeout_ms(k))) {
+    if (ctl_connect(k, &c)) {
         snprintf(k->end_check, sizeof(k->end_check), "%.190s", c.err);
         return;
     }
@@ -104,6 +130,76 @@ void ki_check_end(struct killit *k)
         ctl_abandon(&c);
 }
 
+/* STATS RESET before the clients, so the lock's figures (totals, max and
+ * p99 alike) cover the run. Its own session counts: in coarse mode it holds
+ * the lock while it lives, and STATS after the run takes it once more. */
+void ki_lock_reset(struct killit *k)
+{
+    struct ctl c;
+    char reply[CTL_REPLY_MAX];
+
+    k->lock_known = 0;
+    if (ctl_connect(k, &c)) {
+        snprintf(k->lock_note, sizeof(k->lock_note), "%.190s", c.err);
+        return;
+    }
+    if (ctl_query(&c, "STATS RESET", reply, sizeof(reply)) ||
+        strcmp(reply, PROTO_OK) != 0) {
+        snprintf(k->lock_note, sizeof(k->lock_note), "STATS RESET: %.150s",
+                 c.err[0] ? c.err : reply);
+        ctl_abandon(&c);
+        return;
+    }
+    ctl_close(&c);
+    k->lock_known = 1;
+}
+
+static void stats_line(void *arg, const char *line)
+{
+    static const struct { const char *name; size_t off; } f[] = {
+        { "lock_acquisitions", offsetof(struct killit, lock_acq) },
+        { "lock_contended", offsetof(struct killit, lock_contended) },
+        { "lock_wait_us", offsetof(struct killit, lock_wait_us) },
+        { "lock_hold_us", offsetof(struct killit, lock_hold_us) },
+        { "lock_wait_max_us", offsetof(struct killit, lock_wait_max_us) },
+        { "lock_hold_max_us", offsetof(struct killit, lock_hold_max_us) },
+        { "lock_wait_p99_us", offsetof(struct killit, lock_wait_p99_us) },
+        { "lock_hold_p99_us", offsetof(struct killit, lock_hold_p99_us) },
+    };
+    struct killit *k = arg;
+    const char *sp = strchr(line, ' ');
+    if (!sp)
+        return;
+    size_t n = (size_t)(sp - line);
+    if (n == 4 && strncmp(line, "mode", 4) == 0) {
+        snprintf(k->lock_mode, sizeof(k->lock_mode), "%.15s", sp + 1);
+        return;
+    }
+    for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+        if (strlen(f[i].name) == n && strncmp(line, f[i].name, n) == 0)
+            *(uint64_t *)((char *)k + f[i].off) = strtoull(sp + 1, NULL, 10);
+}
+
+void ki_lock_read(struct killit *k)
+{
+    struct ctl c;
+
+    if (!k->lock_known)
+        return;
+    k->lock_known = 0;
+    if (ctl_connect(k, &c)) {
+        snprintf(k->lock_note, sizeof(k->lock_note), "%.190s", c.err);
+        return;
+    }
+    if (ctl_query_block(&c, "STATS", stats_line, k)) {
+        snprintf(k->lock_note, sizeof(k->lock_note), "STATS: %.180s", c.err);
+        ctl_abandon(&c);
+        return;
+    }
+    ctl_close(&c);
+    k->lock_known = 1;
+}
+
 /* Adds the --preload people in one pipelined session of our own, closed
  * before any client starts. */
 void ki_preload(struct killit *k)
@@ -113,6 +209,7 @@ void ki_preload(struct killit *k)
     struct pl_result r;
     struct pl_opts o = {
         .host = k->host, .port = k->port,
+        .password = k->password_file ? k->password : NULL,
         .timeout_s = k->timeout_s, .hang_s = k->hang_s,
     };
 

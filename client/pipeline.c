@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "ctl.h"
 #include "hist.h"
 #include "linereader.h"
 #include "net.h"
@@ -22,7 +23,7 @@ const char *pl_fail_name(int fail)
 {
     static const char *const names[] = {
         "ok", "connect", "reset", "closed", "hung", "timeout", "io",
-        "source", "stopped", "internal",
+        "source", "stopped", "auth", "internal",
     };
     return fail >= 0 && fail <= PL_ERR_INTERNAL ? names[fail] : "unknown";
 }
@@ -75,9 +76,34 @@ static void result_finish(struct pl *p)
     r->lat_mean = hist_mean(p->lat);
 }
 
+/* AUTH on the new connection, answered before any request leaves: the
+ * server sends nothing unasked, so nothing but its reply can be read here.
+ * Returns 0, or -1 with the failure in p->r. */
+static int session_auth(struct pl *p, int timeout_ms)
+{
+    struct ctl *c = malloc(sizeof(*c));     /* a 16 KiB line buffer */
+    int rc;
+
+    if (!c) {
+        p->r->fail = PL_ERR_INTERNAL;
+        snprintf(p->r->what, sizeof(p->r->what), "out of memory");
+        return -1;
+    }
+    ctl_adopt(c, p->fd, timeout_ms);        /* borrowed: never closed here */
+    rc = ctl_auth(c, p->o->password);
+    if (rc) {
+        p->r->fail = PL_ERR_AUTH;
+        snprintf(p->r->what, sizeof(p->r->what), "%s%.180s",
+                 rc == -EACCES ? "" : "AUTH failed: ", c->err);
+    }
+    free(c);
+    return rc ? -1 : 0;
+}
+
 /* Connects: a small receive buffer and Ethernet's segment size under a
- * rate limit, and a connect limit within the session's timeout. Returns 0,
- * or -1 with the failure in p->r. */
+ * rate limit, and a connect limit within the session's timeout; then AUTH,
+ * when there is a password, within the same limit. Returns 0, or -1 with
+ * the failure in p->r. */
 static int session_connect(struct pl *p)
 {
     const struct pl_opts *o = p->o;
@@ -92,6 +118,11 @@ static int session_connect(struct pl *p)
                         sizeof(p->r->what));
     if (p->fd < 0) {
         p->r->fail = PL_ERR_CONNECT;
+        p->end_ns = time_now_ns();
+        return -1;
+    }
+    if (o->password && session_auth(p, conn_ms) < 0) {
+        close(p->fd);
         p->end_ns = time_now_ns();
         return -1;
     }

@@ -8,6 +8,8 @@
  * its last reply line. The two share a ring of in-flight requests guarded by
  * a mutex; the socket is non-blocking and every wait is bounded, so a dead,
  * hung or babbling server ends the session with a reason, never a hang.
+ * With a password the session opens with AUTH (ctl.h), answered before the
+ * first request is sent; a reply of PL_AUTH_REQUIRED ends it (PL_ERR_AUTH).
  */
 #ifndef SSN_CLIENT_PIPELINE_H
 #define SSN_CLIENT_PIPELINE_H
@@ -64,6 +66,8 @@ struct pl_progress {
 
 struct pl_opts {
     const char *host, *port;
+    const char *password;       /* sent as "AUTH password" first, and "OK"
+                                   expected; NULL: no AUTH */
     FILE *echo;                 /* reply lines go here; NULL: nowhere */
     uint64_t rate;              /* receive at most this many bytes/s; 0: no limit */
     int rcvbuf;                 /* SO_RCVBUF; 0: PL_RATE_RCVBUF under rate */
@@ -85,6 +89,7 @@ enum pl_fail {
     PL_ERR_IO,                  /* another socket error */
     PL_ERR_SOURCE,              /* reading the requests failed */
     PL_ERR_STOPPED,             /* *stop was set */
+    PL_ERR_AUTH,                /* AUTH refused, or the server wants it */
     PL_ERR_INTERNAL,            /* out of memory, thread creation */
 };
 
@@ -101,6 +106,9 @@ struct pl_result {
     int fail;                   /* enum pl_fail */
     char what[200];             /* why it failed; "" when fail == PL_OK */
 };
+
+/* The reply a server with a password gives to anything before AUTH. */
+#define PL_AUTH_REQUIRED "Error: authentication required"
 
 /* Runs one session to its end. Fills *r (always) and, when lat is not
  * NULL, adds every latency into it. Returns 0 when the session completed

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include "frame.h"
 #include "hist.h"
 #include "linereader.h"
@@ -72,7 +73,8 @@ struct reader {
 };
 
 /* Frames every complete line buffered. A line with no request waiting
- * for it is counted as bad and otherwise ignored. */
+ * for it is counted as bad and otherwise ignored. A reply saying the
+ * server wants AUTH first fails the session (PL_ERR_AUTH). */
 static void reader_lines(struct pl *p, struct reader *rd)
 {
     char *line;
@@ -102,8 +104,17 @@ static void reader_lines(struct pl *p, struct reader *rd)
             fwrite(line, 1, len, p->o->echo);
             putc('\n', p->o->echo);
         }
-        if (frame_line(&rd->f, line, len))
-            reply_done(p, &rd->f, &rd->cur, rd->toolong);
+        if (!frame_line(&rd->f, line, len))
+            continue;
+        reply_done(p, &rd->f, &rd->cur, rd->toolong);
+        if (rd->f.error && len == strlen(PL_AUTH_REQUIRED) &&
+            memcmp(line, PL_AUTH_REQUIRED, len) == 0) {
+            /* Every request after it would get the same: say why now. */
+            pl_fail_set(p, PL_ERR_AUTH, "the server requires a password: "
+                        "it answered '%s' (give --password-file FILE)",
+                        PL_AUTH_REQUIRED);
+            return;
+        }
     }
 }
 
