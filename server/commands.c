@@ -10,6 +10,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "commands.h"
+#include "journal.h"
 #include "lockmode.h"
 #include "log.h"
 #include "reply.h"
@@ -34,6 +35,24 @@ static void reply_ok(struct session *s)
 {
     if (!s->quiet)
         reply_puts(s, PROTO_OK_LINE);
+}
+
+/* A mutation the journal refused (store_apply_locked): nothing changed.
+ * Returns 1 when rc was such a refusal and it is answered. */
+static int journal_refused(struct session *s, int rc)
+{
+    if (rc == -EROFS) {
+        char why[128];
+        journal_error(s->store->journal, why, sizeof(why));
+        reply_printf(s, "Error: read-only: %s\n",
+                     why[0] ? why : "journal failed");
+        return 1;
+    }
+    if (rc != -EEXIST && rc != -ENOENT) {
+        reply_printf(s, "Error: journal write failed: %s\n", strerror(-rc));
+        return 1;
+    }
+    return 0;
 }
 
 static struct entry_key req_key(const struct session *s)
@@ -61,8 +80,10 @@ static void cmd_add(struct session *s)
 
     if (rc == 0) {
         s->spare = store_entry_new();   /* outside the lock */
+        if (m.seq)
+            s->journal_seq = m.seq;     /* the reply waits for it */
         reply_ok(s);
-    } else {
+    } else if (!journal_refused(s, rc)) {
         reply_printf(s, "Error: %s %s already exists\n", e->first, e->last);
     }
 }
@@ -77,8 +98,10 @@ static void cmd_delete(struct session *s)
 
     if (rc == 0) {
         store_entry_free(m.removed);    /* outside the lock */
+        if (m.seq)
+            s->journal_seq = m.seq;
         reply_ok(s);
-    } else {
+    } else if (!journal_refused(s, rc)) {
         reply_printf(s, "Error: No %s %s\n", s->req.first, s->req.last);
     }
 }
@@ -221,6 +244,8 @@ static void cmd_stats_reset(struct session *s)
         return;
     store_lock_reset_locked(s->store);
     cmd_store_leave(s, STORE_WRITE);
+    if (s->store->journal)
+        journal_reset_figures(s->store->journal);
     stats_reset();
     s->commands = -1;           /* this request, counted after its reply */
     reply_puts(s, PROTO_OK_LINE);

@@ -97,6 +97,9 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
         .op_enter = op_nothing, .op_leave = op_nothing,
         .print = print_while_walking,
         .held = held_nothing,
+        .journal_refusal = "nolock mode cannot keep a journal: no lock "
+                           "orders the mutations, so the records could not "
+                           "be in the order the tree changed",
     },
     [LOCK_MODE_COARSE] = {
         .name = "coarse", .number = 3,

@@ -72,6 +72,11 @@ struct lock_policy {
 
     /* Whether the calling thread holds the store as this mode requires. */
     enum lock_held (*held)(const struct store *st);
+
+    /* Why this mode cannot keep a journal (--journal is refused with this
+     * line), or NULL when it can: a journal's records must be in the order
+     * the tree changed, which only a lock (or one session) gives. */
+    const char *journal_refusal;
 };
 
 enum lock_mode {

@@ -15,6 +15,7 @@
 #include <event2/thread.h>
 #include <openssl/crypto.h>
 #include "digest.h"
+#include "journal.h"
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
@@ -114,6 +115,23 @@ static int fit_fd_limit(void)
     return 0;
 }
 
+/* --journal: replays it into the (empty) store and attaches it, before
+ * any session can start. Returns 0, or -1 after one line on stderr. */
+static int journal_start(void)
+{
+    char err[512];
+
+    if (!srv.opt.journal)
+        return 0;
+    if (!journal_open(srv.opt.journal, (enum journal_fsync)srv.opt.fsync,
+                      srv.opt.journal_truncate, &srv.store, err,
+                      sizeof(err))) {
+        fprintf(stderr, "ssnserver: --journal: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 static int serve_stdin(void)
 {
     const struct session_io io = { .send = threads_send_fd, .arg = (void *)1 };
@@ -121,6 +139,10 @@ static int serve_stdin(void)
 
     if (!s) {
         fprintf(stderr, "ssnserver: out of memory\n");
+        return 1;
+    }
+    if (journal_start()) {
+        session_free(s);
         return 1;
     }
     int rc = threads_serve(s, 0);
@@ -218,6 +240,8 @@ static int loop_start(struct loop *lp)
             return -1;
         }
     }
+    if (journal_start())        /* replayed before anyone can connect */
+        return -1;
     if (listener_start(lp->base))
         return -1;
     static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
@@ -303,6 +327,7 @@ int main(int argc, char **argv)
         rc = 0;
     }
     listener_stop();
+    journal_close(srv.store.journal);   /* every session has ended */
     loop_free(&lp);
     log_shutdown();
     store_destroy(&srv.store);

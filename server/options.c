@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "journal.h"
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
@@ -49,6 +50,14 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         threads with an event loop each, memcached's)\n"
 "      --workers N        worker threads for --io events (default: the\n"
 "                         number of CPUs)\n"
+"      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
+"                         at start-up: a restart loses nothing that was\n"
+"                         acknowledged (not in nolock mode)\n"
+"      --fsync POLICY     always (sync before each reply; group commit),\n"
+"                         everysec (write before replying, sync each\n"
+"                         second; default) or no (never sync)\n"
+"      --journal-truncate start even when the journal has a damaged record\n"
+"                         in the middle: keep what is before it, cut the rest\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -115,6 +124,7 @@ static size_t bytes(const char *opt, const char *s)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
+    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE,
 };
 
 static const struct option longopts[] = {
@@ -128,6 +138,9 @@ static const struct option longopts[] = {
     { "unprotected",   no_argument,       NULL, OPT_UNPROTECTED },
     { "io",            required_argument, NULL, OPT_IO },
     { "workers",       required_argument, NULL, OPT_WORKERS },
+    { "journal",       required_argument, NULL, OPT_JOURNAL },
+    { "fsync",         required_argument, NULL, OPT_FSYNC },
+    { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -147,6 +160,7 @@ static void set_defaults(struct options *opt)
     opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->log_level = LOG_LEVEL_INFO;
+    opt->fsync = JOURNAL_FSYNC_EVERYSEC;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
 }
@@ -192,6 +206,14 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_WORKERS:
         opt->workers = (int)number("--workers", optarg, 1, 256);
         break;
+    case OPT_JOURNAL: opt->journal = optarg; break;
+    case OPT_FSYNC:
+        opt->fsync = journal_fsync_parse(optarg);
+        if (opt->fsync < 0)
+            bad_value("--fsync", optarg, "is not a policy (always, everysec "
+                      "or no)");
+        break;
+    case OPT_JTRUNCATE: opt->journal_truncate = 1; break;
     case 'h': usage(stdout, policy); exit(0);
     case 'V':
         printf("ssnserver %s, lock mode %s (ssnserver%d)\n",
@@ -220,6 +242,10 @@ void options_parse(int argc, char **argv, struct options *opt,
     if (optind < argc) {
         fprintf(stderr, "%s: unexpected argument '%s'\nTry '%s --help'.\n",
                 prog, argv[optind], prog);
+        exit(2);
+    }
+    if (opt->journal && policy->journal_refusal) {
+        fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
         exit(2);
     }
     if (opt->quiet && !opt->use_stdin) {

@@ -43,6 +43,9 @@ struct options {
     int unprotected;            /* listen beyond loopback with no password */
     int io_events;              /* --io events: the event-driven driver */
     int workers;                /* --workers for --io events */
+    const char *journal;        /* --journal FILE; NULL: none */
+    int fsync;                  /* --fsync, an enum journal_fsync */
+    int journal_truncate;       /* --journal-truncate */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */

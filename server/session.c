@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "journal.h"
 #include "lockmode.h"
 #include "proto.h"
 #include "reply.h"
@@ -97,7 +98,9 @@ static int send_earlier(struct session *s)
 {
     if (s->reply_mark == 0)
         return -ENOBUFS;
-    int rc = s->io.send(s->io.arg, s->out.buf, s->reply_mark);
+    int rc = session_durable(s);
+    if (rc == 0)
+        rc = s->io.send(s->io.arg, s->out.buf, s->reply_mark);
     if (rc) {
         s->ending = 1;
         s->send_error = rc;
@@ -281,11 +284,24 @@ void session_output_sent(struct session *s, size_t n)
     ob_consume(&s->out, n);
 }
 
+int session_durable(struct session *s)
+{
+    if (!s->journal_seq)
+        return 0;
+    int rc = journal_wait(s->store->journal, s->journal_seq);
+    if (rc == 0)
+        s->journal_seq = 0;
+    return rc;
+}
+
+/* A reply that acknowledges a mutation leaves only once the mutation is
+ * durable; when it cannot become durable, no reply of the batch leaves
+ * (the client must not believe it) and the connection ends. */
 int session_flush(struct session *s)
 {
     int rc = 0;
 
-    if (s->out.len)
+    if (s->out.len && (rc = session_durable(s)) == 0)
         rc = s->io.send(s->io.arg, s->out.buf, s->out.len);
     s->out.len = 0;
     if (s->out.cap > SESSION_OUT_SHRINK)

@@ -17,6 +17,7 @@
 #define SSN_SESSION_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "digest.h"
 #include "entry.h"
 #include "linereader.h"
@@ -70,6 +71,9 @@ struct session {
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */
+    uint64_t journal_seq;       /* the last journal record this session's
+                                   replies acknowledge and that is not yet
+                                   known durable; 0: none */
 };
 
 /* NULL when memory or a digest context cannot be had. */
@@ -109,8 +113,15 @@ void session_output_sent(struct session *s, size_t n);
 
 /* Sends every reply not yet sent through io.send. Returns 0 or -errno; on
  * error the session is ending and the output is dropped. A buffer that grew
- * past SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL. */
+ * past SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL.
+ * With a journal, it first waits until every record the replies
+ * acknowledge is durable (session_durable): group commit happens here. */
 int session_flush(struct session *s);
+
+/* Waits until the session's journal records are durable. Returns 0 (also
+ * without a journal, at the cost of one branch), or -EIO when they never
+ * will be: then the replies must not leave, and the session ends. */
+int session_durable(struct session *s);
 
 /* Names the client in the log ("[addr]:port"; "stdin" by default). */
 void session_set_peer(struct session *s, const char *peer);

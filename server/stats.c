@@ -2,6 +2,7 @@
  * an atomic counter, a setting fixed at start-up, or passed in. The
  * gauges (connections_current, entries) and the settings are never reset. */
 #include <stdio.h>
+#include "journal.h"
 #include "lockmode.h"
 #include "proto.h"
 #include "server.h"
@@ -77,6 +78,26 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
             return 0;
         n += m;
     }
+    struct journal_figures jf = { .fsync = JOURNAL_FSYNC_EVERYSEC };
+    if (st->journal)
+        journal_figures(st->journal, &jf);
+    int k = snprintf(buf + n, cap - (size_t)n,
+        "journal %s\n"
+        "fsync %s\n"
+        "journal_records %llu\n"
+        "journal_bytes %llu\n"
+        "journal_fsyncs %llu\n"
+        "journal_group_size_avg %.2f\n"
+        "journal_fsync_us_p99 %llu\n"
+        "journal_readonly %d\n",
+        st->journal ? "on" : "off",
+        st->journal ? journal_fsync_name(jf.fsync) : "-",
+        (unsigned long long)jf.records, (unsigned long long)jf.bytes,
+        (unsigned long long)jf.fsyncs, jf.group_size_avg,
+        (unsigned long long)jf.fsync_p99_us, jf.readonly);
+    if (k < 0 || (size_t)k >= cap - (size_t)n)
+        return 0;
+    n += k;
     int m = snprintf(buf + n, cap - (size_t)n, PROTO_END_LINE);
     return m > 0 && (size_t)m < cap - (size_t)n ? (size_t)(n + m) : 0;
 }

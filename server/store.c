@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <openssl/crypto.h>
+#include "journal.h"
 #include "listing.h"
 #include "lockmode.h"
 #include "store.h"
@@ -35,6 +36,7 @@ int store_init(struct store *st, const struct lock_policy *policy)
     atomic_init(&st->entries, 0);
     st->digest_valid = 0;
     st->listing = NULL;
+    st->journal = NULL;
     st->pause = NULL;
     st->pause_arg = NULL;
     return 0;
@@ -264,6 +266,11 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
     int rc = -EINVAL;
 
     STORE_ASSERT_HELD(st);
+    m->seq = 0;
+    /* The journal hook: space first (it may wait for the flusher, never
+     * for I/O of its own), so a refused mutation changes nothing. */
+    if (st->journal && (rc = journal_reserve_locked(st->journal)))
+        return rc;
     switch (m->op) {
     case STORE_ADD:
         rc = add_locked(st, m->entry);
@@ -273,6 +280,8 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
         break;
     }
     if (rc == 0) {
+        if (st->journal)                /* a memcpy, in tree order */
+            m->seq = journal_append_locked(st->journal, m);
         st->version++;
         atomic_store_explicit(&st->entries, st->tree.count,
                               memory_order_relaxed);

@@ -23,6 +23,7 @@
 #include "hist.h"
 #include "rbtree.h"
 
+struct journal;
 struct listing;
 struct lock_policy;
 
@@ -94,6 +95,12 @@ struct store {
     char digest_hex[DIGEST_HEX_LEN + 1];
     struct listing *listing;    /* one reference is the store's */
 
+    /* --journal: every applied mutation is appended to it, under the
+     * store lock (journal.h). NULL without a journal, and while the
+     * journal is replayed into the store at start-up. Set once before any
+     * session starts. */
+    struct journal *journal;
+
     /* The race window of docs/RACES.md: called, when set, inside every
      * insert and delete between finding the place and relinking. Set once
      * before any session starts; NULL in normal runs. */
@@ -112,6 +119,9 @@ struct store_mutation {
     struct entry_key key;       /* DELETE: the names */
     struct entry *removed;      /* DELETE: the unlinked entry, for the
                                    caller to free after leaving the store */
+    uint64_t seq;               /* out: the journal record's sequence
+                                   number (0 without a journal); the reply
+                                   waits until it is durable */
 };
 
 /* Returns 0, or -errno when the lock cannot be made. */
@@ -150,7 +160,11 @@ void store_lock_reset_locked(struct store *st);
 /* Applies one mutation. Returns 0; -EEXIST for an ADD whose name is present
  * (the store is unchanged and the caller still owns m->entry); -ENOENT for a
  * DELETE of an absent name. On success of an ADD the store owns m->entry; on
- * success of a DELETE the caller owns m->removed. Never allocates. */
+ * success of a DELETE the caller owns m->removed. Never allocates.
+ * With a journal, the record is appended here (m->seq says which) and a
+ * mutation that cannot be journaled is refused before it is applied:
+ * -EROFS (read-only after a failed write or sync) or the -errno of the
+ * space reservation (-ENOSPC), the store unchanged. */
 int store_apply_locked(struct store *st, struct store_mutation *m);
 
 /* The entry with key's names, or NULL. */

@@ -1,0 +1,87 @@
+/* journal.h -- the durable journal with group commit (docs/DURABILITY.md).
+ *
+ * Every applied mutation is appended, as a record (journal_rec.h), to an
+ * in-memory buffer by store_apply_locked, under the store lock and in the
+ * order the tree changes. A flusher thread swaps that buffer for the empty
+ * one, writes it outside every lock, and (--fsync always) fdatasyncs it.
+ * A session that produced records waits, before its replies leave, until
+ * its last record is durable: written (everysec, no) or synced (always).
+ * One write and one sync thus cover every session waiting: group commit.
+ *
+ * Locking: j->lock guards the buffers, the sequence numbers, the space
+ * reservation, the error state and the figures. It is a leaf taken inside
+ * the store lock (store lock -> journal lock, docs/ARCHITECTURE.md); no
+ * I/O is done while holding it, and nothing else is taken under it.
+ * j->progress is its one condition, broadcast whenever the flusher makes
+ * progress; waiters check their own predicate (docs/LESSONS.md, section 3).
+ */
+#ifndef SSN_JOURNAL_H
+#define SSN_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "store.h"
+
+enum journal_fsync {
+    JOURNAL_FSYNC_ALWAYS,       /* sync before acknowledging */
+    JOURNAL_FSYNC_EVERYSEC,     /* write before acknowledging, sync each s */
+    JOURNAL_FSYNC_NO,           /* write before acknowledging, never sync */
+};
+
+/* The policy's name, and the policy of a name (-1 when unknown). */
+const char *journal_fsync_name(enum journal_fsync p);
+int journal_fsync_parse(const char *name);
+
+struct journal;
+
+/* What STATS reports. */
+struct journal_figures {
+    enum journal_fsync fsync;
+    uint64_t records, bytes;    /* appended since start-up (or RESET) */
+    uint64_t fsyncs;
+    double group_size_avg;      /* records per write */
+    uint64_t fsync_p99_us;
+    int readonly;               /* a write or sync failed: no more writes */
+};
+
+/* Opens (or creates) path, replays it into st (which must be empty, with
+ * no journal attached), then starts the flusher and attaches the journal
+ * to st. With truncate, a damaged record and everything after it are cut
+ * off instead of refusing. Returns the journal, or NULL after writing one
+ * line saying why (naming the file, the byte offset and what to do) into
+ * err. Logs what was recovered. */
+struct journal *journal_open(const char *path, enum journal_fsync fsync,
+                             int truncate, struct store *st,
+                             char *err, size_t errlen);
+
+/* Writes and syncs what is buffered, stops the flusher, detaches from the
+ * store and closes. Only when no session can append. */
+void journal_close(struct journal *j);
+
+/* For store_apply_locked, under the store lock. reserve: 0 when a record
+ * of JREC_MAX bytes is sure to be accepted (buffer room and disk space
+ * reserved ahead), else -EROFS (read-only after a failed write or sync)
+ * or the -errno of the space reservation (-ENOSPC); may wait for the
+ * flusher to make room. append: copies the mutation's record into the
+ * buffer and returns its sequence number. */
+int journal_reserve_locked(struct journal *j);
+uint64_t journal_append_locked(struct journal *j,
+                               const struct store_mutation *m);
+
+/* Blocks until record seq is durable under the policy. Returns 0, or -EIO
+ * when it never will be (a write or sync failed: the server is read-only
+ * and the caller must not acknowledge it). */
+int journal_wait(struct journal *j, uint64_t seq);
+
+/* The call the flusher syncs with: fdatasync, or a test's fault (returns
+ * -1 and sets errno). Set only before journal_open. */
+extern int (*journal_sync_fn)(int fd);
+
+void journal_figures(struct journal *j, struct journal_figures *f);
+void journal_reset_figures(struct journal *j);
+
+/* Why the journal is read-only ("journal sync failed: Input/output
+ * error"), into why; "" when it is not. */
+void journal_error(struct journal *j, char *why, size_t len);
+
+#endif

@@ -1,0 +1,487 @@
+/* check_journal.c -- the journal's records and its recovery rules
+ * (server/journal_rec.c), and the journal itself on a real file
+ * (server/journal.c): a round trip of every field, every truncation point
+ * of a record, a bad checksum at the tail and in the middle, a zero-filled
+ * tail, a foreign file, a record that contradicts the store; then append,
+ * close, reopen and replay; refusal of a damaged journal, and
+ * --journal-truncate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "suites.h"
+#include "crc32c.h"
+#include "../server/journal.h"
+#include "../server/journal_rec.h"
+#include "../server/lockmode.h"
+#include "../server/store.h"
+#include "sessiontest.h"
+
+/* ---- records ------------------------------------------------------------ */
+
+/* An image: header and three records (ADD, ADD, DELETE); ends[i] is the
+ * offset after record i. */
+struct image {
+    unsigned char buf[JREC_HEADER_LEN + 3 * JREC_MAX];
+    size_t len, ends[3];
+};
+
+static void make_image(struct image *im)
+{
+    jrec_header_write(im->buf);
+    im->len = JREC_HEADER_LEN;
+    im->len += jrec_encode(im->buf + im->len, STORE_ADD, "John", "Smith", 30,
+                           "123-45-6789");
+    im->ends[0] = im->len;
+    im->len += jrec_encode(im->buf + im->len, STORE_ADD, "Jane", "Doe", 150,
+                           "111-22-3333");
+    im->ends[1] = im->len;
+    im->len += jrec_encode(im->buf + im->len, STORE_DELETE, "John", "Smith",
+                           0, NULL);
+    im->ends[2] = im->len;
+}
+
+struct seen {
+    int n;
+    enum store_op op[8];
+    struct entry e[8];
+    int refuse_at;              /* the callback refuses this record (1-based) */
+};
+
+static int collect(enum store_op op, struct entry *e, void *arg)
+{
+    struct seen *s = arg;
+
+    if (s->refuse_at && s->n + 1 == s->refuse_at)
+        return -EEXIST;
+    s->op[s->n] = op;
+    s->e[s->n] = *e;
+    s->n++;
+    return 0;
+}
+
+START_TEST(test_journal_record_round_trip)
+{
+    struct image im;
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r), JSCAN_CLEAN);
+    ck_assert_int_eq(s.n, 3);
+    ck_assert_uint_eq(r.records, 3);
+    ck_assert_uint_eq(r.adds, 2);
+    ck_assert_uint_eq(r.deletes, 1);
+    ck_assert_uint_eq(r.good_end, im.len);
+    ck_assert_int_eq(s.op[0], STORE_ADD);
+    ck_assert_str_eq(s.e[0].first, "John");
+    ck_assert_str_eq(s.e[0].last, "Smith");
+    ck_assert_int_eq(s.e[0].age, 30);
+    ck_assert_str_eq(s.e[0].ssn, "123-45-6789");
+    ck_assert_int_eq(s.e[1].age, 150);
+    ck_assert_int_eq(s.op[2], STORE_DELETE);
+    ck_assert_str_eq(s.e[2].last, "Smith");
+}
+END_TEST
+
+START_TEST(test_journal_record_longest)
+{
+    char name[ENTRY_NAME_MAX + 1];
+    unsigned char buf[JREC_MAX];
+    enum store_op op;
+    struct entry e;
+    size_t claimed;
+
+    memset(name, 'x', ENTRY_NAME_MAX);
+    name[ENTRY_NAME_MAX] = '\0';
+    size_t n = jrec_encode(buf, STORE_ADD, name, name, 7, "999-99-9999");
+    ck_assert_uint_eq(n, JREC_MAX);
+    ck_assert_int_eq(jrec_decode(buf, n, &op, &e, &claimed), (ssize_t)n);
+    ck_assert_str_eq(e.first, name);
+    for (size_t cut = 0; cut < n; cut++)
+        ck_assert_int_eq(jrec_decode(buf, cut, &op, &e, &claimed), 0);
+}
+END_TEST
+
+/* Every length the file could have been cut to: whole records are kept,
+ * a partial last one is a torn tail cut at the last whole record. */
+START_TEST(test_journal_every_truncation_point)
+{
+    struct image im;
+
+    make_image(&im);
+    for (size_t len = JREC_HEADER_LEN; len <= im.len; len++) {
+        struct seen s = { .n = 0 };
+        struct jscan r;
+        size_t whole = 0, end = JREC_HEADER_LEN;
+        for (int i = 0; i < 3; i++)
+            if (im.ends[i] <= len) {
+                whole = (size_t)i + 1;
+                end = im.ends[i];
+            }
+        enum jscan_status st = jrec_scan(im.buf, len, collect, &s, &r);
+        ck_assert_int_eq(st, end == len ? JSCAN_CLEAN : JSCAN_TORN);
+        ck_assert_uint_eq(r.records, whole);
+        ck_assert_int_eq(s.n, (int)whole);
+        ck_assert_uint_eq(r.good_end, end);
+        if (st == JSCAN_TORN)
+            ck_assert_uint_eq(r.bad_offset, end);
+    }
+}
+END_TEST
+
+START_TEST(test_journal_short_header_is_foreign)
+{
+    struct image im;
+    struct jscan r;
+    struct seen s = { .n = 0 };
+
+    make_image(&im);
+    for (size_t len = 0; len < JREC_HEADER_LEN; len++)
+        ck_assert_int_eq(jrec_scan(im.buf, len, collect, &s, &r),
+                         JSCAN_FOREIGN);
+}
+END_TEST
+
+START_TEST(test_journal_bad_crc_last_is_torn)
+{
+    struct image im;
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    im.buf[im.len - 1] ^= 0x01;             /* in the DELETE's payload */
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r), JSCAN_TORN);
+    ck_assert_uint_eq(r.records, 2);
+    ck_assert_uint_eq(r.good_end, im.ends[1]);
+    ck_assert_uint_eq(r.bad_offset, im.ends[1]);
+}
+END_TEST
+
+START_TEST(test_journal_bad_crc_middle_is_damage)
+{
+    struct image im;
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    im.buf[im.ends[0] + JREC_FRAME_LEN + 3] ^= 0x20;    /* Jane -> jane */
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                     JSCAN_DAMAGED);
+    ck_assert_uint_eq(r.records, 1);
+    ck_assert_uint_eq(r.good_end, im.ends[0]);
+    ck_assert_uint_eq(r.bad_offset, im.ends[0]);
+    /* A broken length in the middle is damage too. */
+    make_image(&im);
+    im.buf[im.ends[0]] = 0xff;
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                     JSCAN_DAMAGED);
+}
+END_TEST
+
+START_TEST(test_journal_zero_tail_is_torn)
+{
+    struct image im;
+    unsigned char big[sizeof(im.buf) + 100];
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    memset(big, 0, sizeof(big));
+    memcpy(big, im.buf, im.len);
+    ck_assert_int_eq(jrec_scan(big, im.len + 100, collect, &s, &r),
+                     JSCAN_TORN);
+    ck_assert_uint_eq(r.records, 3);
+    ck_assert_uint_eq(r.good_end, im.len);
+}
+END_TEST
+
+START_TEST(test_journal_foreign_and_version)
+{
+    struct image im;
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    im.buf[0] = 'X';
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                     JSCAN_FOREIGN);
+    ck_assert_int_eq(s.n, 0);
+    make_image(&im);
+    im.buf[8] = 2;                          /* version 2, CRC still good */
+    unsigned char h[JREC_HEADER_LEN];
+    memcpy(h, im.buf, sizeof(h));
+    uint32_t c = crc32c(h, 12);
+    im.buf[12] = (unsigned char)c;
+    im.buf[13] = (unsigned char)(c >> 8);
+    im.buf[14] = (unsigned char)(c >> 16);
+    im.buf[15] = (unsigned char)(c >> 24);
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                     JSCAN_VERSION);
+}
+END_TEST
+
+START_TEST(test_journal_callback_refusal_is_damage)
+{
+    struct image im;
+    struct seen s = { .n = 0, .refuse_at = 2 };
+    struct jscan r;
+
+    make_image(&im);
+    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                     JSCAN_DAMAGED);
+    ck_assert_int_eq(r.cb_error, -EEXIST);
+    ck_assert_uint_eq(r.bad_offset, im.ends[0]);
+    ck_assert_uint_eq(r.records, 1);
+}
+END_TEST
+
+/* ---- the journal on a file ----------------------------------------------- */
+
+static char dir[] = "/tmp/check_journal.XXXXXX";
+static char path[64];
+
+static void file_setup(void)
+{
+    strcpy(dir, "/tmp/check_journal.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/j", dir);
+}
+
+static void file_teardown(void)
+{
+    unlink(path);
+    rmdir(dir);
+}
+
+static void write_file(const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+    close(fd);
+}
+
+static off_t file_size(void)
+{
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    return sb.st_size;
+}
+
+/* Applies one ADD or DELETE to st, as commands.c does; returns its rc. */
+static int apply(struct store *st, enum store_op op, const char *first,
+                 const char *last)
+{
+    struct store_mutation m = { .op = op };
+
+    if (op == STORE_ADD) {
+        m.entry = store_entry_new();
+        snprintf(m.entry->first, sizeof(m.entry->first), "%s", first);
+        snprintf(m.entry->last, sizeof(m.entry->last), "%s", last);
+        snprintf(m.entry->ssn, sizeof(m.entry->ssn), "123-45-6789");
+        m.entry->age = 33;
+    } else {
+        m.key.first = first;
+        m.key.last = last;
+    }
+    store_lock(st);
+    int rc = store_apply_locked(st, &m);
+    store_unlock(st);
+    if (rc == 0)
+        ck_assert_uint_gt(m.seq, 0);
+    if (rc == 0 && st->journal)
+        ck_assert_int_eq(journal_wait(st->journal, m.seq), 0);
+    if (op == STORE_ADD && rc)
+        store_entry_free(m.entry);
+    if (op == STORE_DELETE && rc == 0)
+        store_entry_free(m.removed);
+    return rc;
+}
+
+static size_t count(struct store *st)
+{
+    store_lock(st);
+    size_t n = store_count_locked(st);
+    store_unlock(st);
+    return n;
+}
+
+START_TEST(test_journal_append_close_replay)
+{
+    const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
+    struct store st;
+    char err[512];
+
+    for (int pol = JOURNAL_FSYNC_ALWAYS; pol <= JOURNAL_FSYNC_NO; pol++) {
+        unlink(path);
+        ck_assert_int_eq(store_init(&st, p), 0);
+        struct journal *j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "John", "Smith"), 0);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), 0);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), -EEXIST);
+        ck_assert_int_eq(apply(&st, STORE_DELETE, "John", "Smith"), 0);
+        ck_assert_int_eq(apply(&st, STORE_DELETE, "John", "Smith"), -ENOENT);
+        struct journal_figures f;
+        journal_figures(j, &f);
+        ck_assert_uint_eq(f.records, 3);
+        ck_assert_int_eq(f.readonly, 0);
+        if (pol == JOURNAL_FSYNC_ALWAYS)
+            ck_assert_uint_ge(f.fsyncs, 1);
+        journal_close(j);
+        ck_assert_ptr_null(st.journal);
+        store_destroy(&st);
+
+        ck_assert_int_eq(store_init(&st, p), 0);
+        j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_uint_eq(count(&st), 1);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), -EEXIST);
+        journal_figures(j, &f);
+        ck_assert_uint_eq(f.records, 0);        /* replay is not journaled */
+        journal_close(j);
+        store_destroy(&st);
+    }
+}
+END_TEST
+
+START_TEST(test_journal_refuses_foreign_file)
+{
+    struct store st;
+    char err[512];
+    const char junk[] = "this is somebody's thesis\n";
+
+    write_file(junk, sizeof(junk) - 1);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    ck_assert_ptr_null(journal_open(path, JOURNAL_FSYNC_NO, 1, &st, err,
+                                    sizeof(err)));
+    ck_assert_ptr_nonnull(strstr(err, "not an ssnserver journal"));
+    ck_assert_int_eq(file_size(), (off_t)sizeof(junk) - 1);   /* untouched */
+    store_destroy(&st);
+}
+END_TEST
+
+START_TEST(test_journal_torn_tail_cut)
+{
+    struct image im;
+    struct store st;
+    char err[512];
+
+    make_image(&im);
+    write_file(im.buf, im.len - 3);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 2);
+    journal_close(j);
+    ck_assert_int_eq(file_size(), (off_t)im.ends[1]);
+    store_destroy(&st);
+}
+END_TEST
+
+START_TEST(test_journal_damage_refused_then_truncated)
+{
+    struct image im;
+    struct store st;
+    char err[512], want[64];
+
+    make_image(&im);
+    im.buf[im.ends[0] + 5] ^= 0x40;         /* the second record's CRC */
+    write_file(im.buf, im.len);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    ck_assert_ptr_null(journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                    sizeof(err)));
+    snprintf(want, sizeof(want), "at byte %zu", im.ends[0]);
+    ck_assert_msg(strstr(err, want) && strstr(err, "--journal-truncate") &&
+                  strstr(err, path), "%s", err);
+    ck_assert_int_eq(file_size(), (off_t)im.len);   /* untouched */
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 1, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 1);
+    journal_close(j);
+    ck_assert_int_eq(file_size(), (off_t)im.ends[0]);
+    store_destroy(&st);
+}
+END_TEST
+
+/* ---- faults ---------------------------------------------------------------- */
+
+static int sync_fails(int fd)
+{
+    (void)fd;
+    errno = EIO;
+    return -1;
+}
+
+/* --fsync always and a sync that fails: the session waiting for it gets no
+ * reply at all and ends (its client must not be told OK); the journal is
+ * read-only from then on, and says why to the next writer. */
+START_TEST(test_journal_sync_failure_read_only)
+{
+    char err[512];
+    const struct session_io io = { .send = capture_send, .arg = &cap };
+
+    session_start_mode(LOCK_MODE_FINE, 0);
+    journal_sync_fn = sync_fails;
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0,
+                                     &test_store, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\n"), "");
+    ck_assert_int_eq(sess->ending, 1);
+    ck_assert_int_eq(sess->send_error, -EIO);
+
+    struct session *s2 = session_new(&test_store, &io, 0);
+    ck_assert_ptr_nonnull(s2);
+    capture_reset();
+    session_input(s2, "ADD Jane Doe 40 111-22-3333\nCOUNT\n", 35);
+    ck_assert_int_eq(session_flush(s2), 0);
+    ck_assert_str_eq(cap.buf, "Error: read-only: journal sync failed: "
+                     "Input/output error\n1\n");
+    struct journal_figures f;
+    journal_figures(j, &f);
+    ck_assert_int_eq(f.readonly, 1);
+    session_free(s2);
+    journal_close(j);
+    journal_sync_fn = fdatasync;
+    session_stop();
+}
+END_TEST
+
+static Suite *journal_suite(void)
+{
+    Suite *s = suite_create("journal");
+    TCase *rec = tcase_create("records");
+    TCase *file = tcase_create("file");
+
+    tcase_add_test(rec, test_journal_record_round_trip);
+    tcase_add_test(rec, test_journal_record_longest);
+    tcase_add_test(rec, test_journal_every_truncation_point);
+    tcase_add_test(rec, test_journal_short_header_is_foreign);
+    tcase_add_test(rec, test_journal_bad_crc_last_is_torn);
+    tcase_add_test(rec, test_journal_bad_crc_middle_is_damage);
+    tcase_add_test(rec, test_journal_zero_tail_is_torn);
+    tcase_add_test(rec, test_journal_foreign_and_version);
+    tcase_add_test(rec, test_journal_callback_refusal_is_damage);
+    suite_add_tcase(s, rec);
+    tcase_add_checked_fixture(file, file_setup, file_teardown);
+    tcase_add_test(file, test_journal_append_close_replay);
+    tcase_add_test(file, test_journal_refuses_foreign_file);
+    tcase_add_test(file, test_journal_torn_tail_cut);
+    tcase_add_test(file, test_journal_damage_refused_then_truncated);
+    suite_add_tcase(s, file);
+    TCase *faults = tcase_create("faults");
+    tcase_add_checked_fixture(faults, file_setup, file_teardown);
+    tcase_add_test(faults, test_journal_sync_failure_read_only);
+    suite_add_tcase(s, faults);
+    return s;
+}
+SUITE_REGISTER(journal_suite)

@@ -1,0 +1,281 @@
+#!/bin/bash
+# test-journal.sh -- --journal over real TCP: a restart keeps the people
+# (each fsync policy, each locked mode); kill -9 under pipelined load with
+# --fsync always loses no acknowledged mutation and shows nothing unsent; a
+# torn tail is cut; a damaged middle record is refused, then cut with
+# --journal-truncate; a foreign file is refused and left alone; nolock
+# refuses --journal; a full disk (a 1 MB tmpfs mounted here, root only)
+# refuses writes with an error, never an OK that is not durable, and
+# writes work again once there is room.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+J=$TEST_TMP/people.journal
+# The record of "ADD A One 1 111-11-1111": length and CRC (8), op (1),
+# "A" (1 + 1), "One" (1 + 3), age (1), SSN (11). The header is 16 bytes.
+REC_A_ONE=27
+
+# ask PORT TEXT: the replies to TEXT (printf escapes) on one connection,
+# which then QUITs (its Bye is not shown).
+ask() {
+    local out=$TEST_TMP/ask.out
+    converse_str "$1" "$2QUIT\n" "$out" 10
+    sed '$ { /^Bye$/d }' "$out"
+}
+
+# restart MODE ARGS...: stops the running server (TERM) and starts again.
+restart() {
+    stop_server "$SRV_PID"
+    start_server "$@"
+}
+
+# ---- a restart keeps the people -----------------------------------------
+
+case_restart_keeps() {
+    local run mode pol got
+    for run in fine:always fine:everysec fine:no coarse:always \
+               buffered:no serial:everysec; do
+        mode=${run%:*} pol=${run#*:}
+        {
+            rm -f "$J"
+            start_server "$mode" --journal "$J" --fsync "$pol" || continue
+            ask "$SRV_PORT" 'ADD John Smith 30 123-45-6789\nADD Jane Doe 40 111-22-3333\nADD Ann Lee 7 222-33-4444\nDELETE John Smith\n' >/dev/null
+            restart "$mode" --journal "$J" --fsync "$pol" || continue
+            got=$(ask "$SRV_PORT" 'COUNT\nFIND Jane Doe\nFIND John Smith\nCHECK\n')
+            expect_eq "$mode --fsync $pol: a restart keeps every change" \
+                "$got" "$(printf '2\n%s\nError: No John Smith\nOK 2 entries, all invariants hold' \
+                          "$(print_line Jane Doe 40 111-22-3333)")"
+            stop_server "$SRV_PID"
+        }
+    done
+    expect_match "the log says what was recovered" "$(cat "$SRV_ERR")" \
+        "recovered 4 records \(3 ADD, 1 DELETE\), 2 people"
+}
+
+case_stats() {
+    rm -f "$J"
+    start_server fine --journal "$J" --fsync always || return
+    ask "$SRV_PORT" 'ADD A B 1 111-11-1111\n' >/dev/null
+    local s
+    s=$(ask "$SRV_PORT" 'STATS\n')
+    expect_match "STATS: journal on, fsync always" "$s" $'journal on\nfsync always\n'
+    expect_match "STATS: one record, one sync at least" "$s" \
+        $'journal_records 1\njournal_bytes [0-9]+\njournal_fsyncs [1-9]'
+    expect_match "STATS: group size, fsync p99, read-only" "$s" \
+        $'journal_group_size_avg [0-9.]+\njournal_fsync_us_p99 [0-9]+\njournal_readonly 0'
+    stop_server "$SRV_PID"
+    start_server fine || return
+    s=$(ask "$SRV_PORT" 'STATS\n')
+    expect_match "STATS without a journal: journal off" "$s" $'journal off\n'
+    stop_server "$SRV_PID"
+}
+
+# ---- kill -9 under load ---------------------------------------------------
+
+# A client's requests: ADD c<k>_<i> for i in 1..N, and after every third
+# ADD a DELETE of the ADD before it. Every name is added once at most.
+make_load() {   # CLIENT N FILE
+    awk -v c="$1" -v n="$2" 'BEGIN {
+        for (i = 1; i <= n; i++) {
+            printf "ADD f%d c%d_%d %d %03d-%02d-%04d\n", i, c, i, i % 150,
+                   c % 1000, i % 100, i % 10000
+            if (i % 3 == 0)
+                printf "DELETE f%d c%d_%d\n", i - 1, c, i - 1
+        } }' >"$3"
+}
+
+case_kill9() {
+    local cycle clients=4 n=30000 c pids bad
+    rm -f "$J"
+    for ((cycle = 1; cycle <= 3; cycle++)); do
+        start_server fine --journal "$J" --fsync always || return
+        pids=()
+        for ((c = 1; c <= clients; c++)); do
+            make_load "$cycle$c" "$n" "$TEST_TMP/load$c"
+            : >"$TEST_TMP/acks$c"
+        done
+        for ((c = 1; c <= clients; c++)); do
+            timeout 20 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
+                cat <&3 >"$3" & cat "$2" >&3; wait $!' _ "$SRV_PORT" \
+                "$TEST_TMP/load$c" "$TEST_TMP/acks$c" 2>/dev/null &
+            pids+=($!)
+        done
+        # Kill once the first client has some acknowledgements, at a
+        # point that differs from cycle to cycle.
+        local want=$(( (15 + RANDOM % 85) * 1000 )) t
+        for ((t = 0; t < 500; t++)); do
+            (( $(stat -c %s "$TEST_TMP/acks1" 2>/dev/null || echo 0) >= want )) && break
+            sleep 0.01
+        done
+        stop_server "$SRV_PID" KILL
+        wait "${pids[@]}" 2>/dev/null
+        start_server fine --journal "$J" --fsync always || return
+        converse_str "$SRV_PORT" 'PRINT\nCOUNT\nQUIT\n' "$TEST_TMP/print" 30
+        awk -F'[ ,]+' '/ -- / {print $2 " " $1}' "$TEST_TMP/print" \
+            >"$TEST_TMP/present"
+        # The listing must be whole for the checks below to mean anything.
+        expect_eq "kill -9, cycle $cycle: PRINT after the restart is whole" \
+            "$(tail -n 2 "$TEST_TMP/print" | head -n 1)" \
+            "$(wc -l <"$TEST_TMP/present")"
+        local acked=0
+        bad=0
+        for ((c = 1; c <= clients; c++)); do
+            # Pair the i-th request with the i-th whole reply line. An
+            # acknowledged ADD must be there, an acknowledged DELETE must
+            # not, unless a later request on the same name was sent but
+            # not acknowledged (it may or may not have been applied).
+            head -n "$(wc -l <"$TEST_TMP/acks$c")" "$TEST_TMP/acks$c" \
+                >"$TEST_TMP/whole$c"
+            acked=$((acked + $(grep -c '^OK$' "$TEST_TMP/whole$c")))
+            awk 'FILENAME == ARGV[1] { ack[FNR] = $0; next }
+                 FILENAME == ARGV[2] { k = $2 " " $3
+                     if (FNR in ack) { if (ack[FNR] == "OK") fate[k] = $1 }
+                     else maybe[k] = 1
+                     next }
+                 { have[$1 " " $2] = 1 }
+                 END { for (k in fate) {
+                         if (k in maybe) continue
+                         if (fate[k] == "ADD" && !(k in have)) { print "lost ADD " k; bad++ }
+                         if (fate[k] == "DELETE" && (k in have)) { print "DELETE undone " k; bad++ } }
+                       exit bad > 0 }' "$TEST_TMP/whole$c" "$TEST_TMP/load$c" \
+                "$TEST_TMP/present" >>"$TEST_TMP/kill9.bad" || bad=1
+        done
+        # Nothing that was never sent: every present name is in a load file
+        # of this or an earlier cycle.
+        cat "$TEST_TMP"/load* | awk '$1 == "ADD" { print $2 " " $3 }' \
+            >>"$TEST_TMP/sent"
+        awk 'NR == FNR { sent[$0] = 1; next } !($0 in sent) { print "unsent " $0; b = 1 }
+             END { exit b }' "$TEST_TMP/sent" "$TEST_TMP/present" \
+            >>"$TEST_TMP/kill9.bad" || bad=1
+        expect_eq "kill -9, cycle $cycle ($acked acknowledged): nothing acknowledged lost, nothing unsent" \
+            "$bad" 0
+        check "kill -9, cycle $cycle: the kill came before the load ended" \
+            test "$acked" -lt $((clients * n * 4 / 3))
+        ((bad == 0)) || head -n 5 "$TEST_TMP/kill9.bad" | sed 's/^/#   /'
+        expect_match "kill -9, cycle $cycle: CHECK holds" \
+            "$(ask "$SRV_PORT" 'CHECK\n')" '^OK [0-9]+ entries, all invariants hold'
+        stop_server "$SRV_PID"
+    done
+}
+
+# ---- recovery rules ----------------------------------------------------------
+
+case_torn_tail() {
+    rm -f "$J"
+    start_server buffered --journal "$J" || return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\nADD B Two 2 222-22-2222\n' >/dev/null
+    stop_server "$SRV_PID"
+    local size
+    size=$(stat -c %s "$J")
+    truncate -s $((size - 5)) "$J"
+    start_server buffered --journal "$J" || return
+    expect_eq "torn tail: the whole records are back" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" 1
+    stop_server "$SRV_PID"         # the log is written by its own thread
+    expect_match "torn tail: logged with its offset" "$(cat "$SRV_ERR")" \
+        "torn tail at byte $((16 + REC_A_ONE)) "
+}
+
+case_damaged_middle() {
+    rm -f "$J"
+    start_server buffered --journal "$J" || return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\nADD B Two 2 222-22-2222\nADD C Three 3 333-33-3333\n' >/dev/null
+    stop_server "$SRV_PID"
+    # The second record starts after the header (16) and the first record.
+    local first=$REC_A_ONE off
+    off=$((16 + first + 10))
+    printf 'X' | dd of="$J" bs=1 seek=$off conv=notrunc status=none
+    local size
+    size=$(stat -c %s "$J")
+    local err rc
+    err=$(timeout 5 "$BIN/ssnserver-buffered" -p 0 --journal "$J" 2>&1 </dev/null); rc=$?
+    expect_eq "damaged middle record: the server refuses to start" "$rc" 1
+    expect_match "damaged middle record: the file, offset and way forward" \
+        "$err" "$J: damaged record at byte $((16 + first)) .*--journal-truncate"
+    expect_eq "damaged middle record: the file is untouched" \
+        "$(stat -c %s "$J")" "$size"
+    start_server buffered --journal "$J" --journal-truncate || return
+    expect_eq "--journal-truncate keeps what is before the damage" \
+        "$(ask "$SRV_PORT" 'COUNT\nFIND A One\n')" \
+        "$(printf '1\n%s' "$(print_line A One 1 111-11-1111)")"
+    stop_server "$SRV_PID"
+}
+
+case_foreign() {
+    local f=$TEST_TMP/thesis.txt err rc
+    printf 'chapter one\n' >"$f"
+    err=$(timeout 5 "$BIN/ssnserver-fine" -p 0 --journal "$f" 2>&1 </dev/null); rc=$?
+    expect_eq "a foreign file: refused" "$rc" 1
+    expect_match "a foreign file: says why" "$err" "not an ssnserver journal"
+    expect_eq "a foreign file: never overwritten" "$(cat "$f")" "chapter one"
+}
+
+case_nolock() {
+    local err rc
+    err=$(timeout 5 "$BIN/ssnserver-nolock" -p 0 --journal "$J" 2>&1 </dev/null); rc=$?
+    expect_eq "nolock refuses --journal (exit 2)" "$rc" 2
+    expect_match "nolock says why" "$err" "nolock mode cannot keep a journal"
+    err=$(timeout 5 "$BIN/ssnserver-fine" -p 0 --fsync sometimes 2>&1 </dev/null); rc=$?
+    expect_eq "--fsync sometimes is refused (exit 2)" "$rc" 2
+}
+
+# ---- a full disk ---------------------------------------------------------------
+
+# The small file system, outside TEST_TMP, unmounted however the script
+# ends (the EXIT trap runs this too).
+FULL_MNT=""
+unmount_full() {
+    [[ -n $FULL_MNT ]] || return 0
+    umount "$FULL_MNT" 2>/dev/null
+    rmdir "$FULL_MNT" 2>/dev/null
+    FULL_MNT=""
+}
+srv_on_exit unmount_full
+
+case_disk_full() {
+    local mnt
+    if [[ $(id -u) != 0 ]] ||
+       ! mnt=$(mktemp -d "${TMPDIR:-/tmp}/ssnfull.XXXXXX") ||
+       ! mount -t tmpfs -o size=1m tmpfs "$mnt" 2>/dev/null; then
+        [[ -n ${mnt:-} ]] && rmdir "$mnt"
+        echo "ok - # SKIP disk full: needs root to mount a tmpfs"
+        return
+    fi
+    FULL_MNT=$mnt
+    start_server fine --journal "$mnt/j" --fsync always || { unmount_full; return; }
+    dd if=/dev/zero of="$mnt/filler" bs=4k status=none 2>/dev/null
+    local i req=$TEST_TMP/full.req
+    for ((i = 1; i <= 3000; i++)); do
+        printf 'ADD f%d full_%d 1 111-11-1111\n' "$i" "$i"
+    done >"$req"
+    echo QUIT >>"$req"
+    converse "$SRV_PORT" "$req" "$TEST_TMP/full.out" 20
+    local oks errs other
+    oks=$(grep -c '^OK$' "$TEST_TMP/full.out")
+    errs=$(grep -c '^Error: journal write failed: No space left on device$' "$TEST_TMP/full.out")
+    other=$(grep -vc -e '^OK$' -e '^Error: journal write failed' -e '^Bye$' \
+            "$TEST_TMP/full.out")
+    expect_eq "disk full: every ADD answered, OK or the journal's error" \
+        "$((oks + errs)):$other" "3000:0"
+    check "disk full: some ADDs refused ($oks OK, $errs refused)" test "$errs" -gt 0
+    expect_eq "disk full: reads still work, and only acknowledged ADDs are there" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" "$oks"
+    rm -f "$mnt/filler"
+    expect_eq "disk full: writes work again once there is room" \
+        "$(ask "$SRV_PORT" 'ADD Again Ok 1 111-11-1111\n')" OK
+    restart fine --journal "$mnt/j" --fsync always
+    expect_eq "disk full: after a restart, exactly the acknowledged ADDs" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" "$((oks + 1))"
+    stop_server "$SRV_PID"
+    unmount_full
+    check "disk full: the tmpfs is unmounted" test ! -e "$mnt"
+}
+
+case_restart_keeps
+case_stats
+case_kill9
+case_torn_tail
+case_damaged_middle
+case_foreign
+case_nolock
+case_disk_full
+finish
