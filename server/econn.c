@@ -24,6 +24,10 @@
 #include "session.h"
 #include "timeutil.h"
 
+/* How long one connection may answer buffered requests before its
+ * worker's other connections get their turn (memcached's -R, by time). */
+#define ECONN_SLICE_NS  (200 * 1000)
+
 static int econn_send(void *arg, const void *data, size_t len);
 static int econn_send_listing(void *arg, struct listing *l);
 
@@ -208,6 +212,8 @@ void econn_close(struct econn *c)
         event_free(c->wev);
     if (c->granted)
         event_free(c->granted);
+    if (c->more)
+        event_free(c->more);
     outq_clear(&c->q);
     session_free(c->conn.session);
     release(c);
@@ -259,6 +265,45 @@ static void on_linger(struct econn *c, short what)
     econn_close(c);
 }
 
+/* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
+ * one time slice, sends the replies, and decides what to wait for next:
+ * the worker's other clients (more requests buffered), the client reading
+ * (replies queued), or more requests. */
+static void answer(struct econn *c, size_t n)
+{
+    struct session *s = c->conn.session;
+    struct timeval tv;
+    int more;
+
+    int done = session_received_slice(s, n, ECONN_SLICE_NS, &more);
+    session_flush(s);
+    if (done || s->ending) {
+        begin_closing(c);
+        return;
+    }
+    if (more) {                         /* others first, then the rest */
+        static const struct timeval now = { 0, 0 };
+        event_del(c->rev);
+        /* A timer, not event_active: an active event would run again in
+         * this same pass of the loop, before the loop polls the sockets;
+         * an expired timer waits for the next pass, after the poll. */
+        event_add(c->more, &now);
+    } else if (c->q.bytes) {
+        event_del(c->rev);              /* on_write resumes reading */
+    } else if (n == 0) {
+        event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
+    }                                   /* else reading simply goes on */
+}
+
+static void on_more(evutil_socket_t fd, short what, void *arg)
+{
+    struct econn *c = arg;
+    (void)fd; (void)what;
+
+    if (c->state == ECONN_OPEN)
+        answer(c, 0);
+}
+
 static void on_read(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
@@ -282,12 +327,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
-    int done = session_received(s, (size_t)n);
-    session_flush(s);
-    if (done || s->ending)
-        begin_closing(c);
-    else if (c->q.bytes)
-        event_del(c->rev);              /* until the client has read */
+    answer(c, (size_t)n);
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg)
@@ -346,9 +386,10 @@ void econn_begin(struct econn *c, struct event_base *base)
     c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
     c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
     c->granted = event_new(base, -1, 0, on_granted, c);
+    c->more = event_new(base, -1, 0, on_more, c);
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
-    if (!c->rev || !c->wev || !c->granted) {
+    if (!c->rev || !c->wev || !c->granted || !c->more) {
         c->state = ECONN_CLOSING;
         econn_close(c);
         return;

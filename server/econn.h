@@ -27,6 +27,8 @@ struct econn {
     struct event *rev;          /* readable (persistent, idle timeout) */
     struct event *wev;          /* writable (persistent, write timeout) */
     struct event *granted;      /* activated when a parked session may begin */
+    struct event *more;         /* activated to go on with buffered requests
+                                   after the worker's other clients */
     struct store_waiter waiter;
     struct outq q;              /* what the socket has not taken yet */
     uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */

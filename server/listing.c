@@ -6,6 +6,8 @@
 #include "store.h"
 
 #define LISTING_INITIAL 4096    /* first allocation; doubles as needed */
+#define LISTING_LINE    52      /* a PRINT line with names of 30 bytes or
+                                   less together, and a 3-digit age */
 
 struct build {
     struct listing *l;
@@ -53,6 +55,12 @@ static struct listing *build_locked(const struct store *st)
 
     if (!b.l)
         return NULL;
+    /* Sized once from the count: most lines are LISTING_LINE bytes, so
+     * growing (a copy and a wipe of everything so far) is rare. */
+    b.cap = st->tree.count * LISTING_LINE + 2 * sizeof(ENTRY_PRINT_HEAD);
+    b.l->data = malloc(b.cap);
+    if (!b.l->data)
+        b.cap = 0;
     atomic_init(&b.l->refs, 1);
     b.l->version = st->version;
     if (append(&b, ENTRY_PRINT_HEAD, sizeof(ENTRY_PRINT_HEAD) - 1) ||

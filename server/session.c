@@ -19,6 +19,7 @@
 #include "reply.h"
 #include "server.h"
 #include "session.h"
+#include "timeutil.h"
 #include "store.h"
 
 struct session *session_new(struct store *st, const struct session_io *io,
@@ -233,12 +234,23 @@ static size_t high_water(const struct session *s)
 
 int session_received(struct session *s, size_t n)
 {
+    return session_received_slice(s, n, 0, NULL);
+}
+
+int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
+                           int *more)
+{
+    uint64_t until = budget_ns ? time_now_ns() + budget_ns : 0;
     char *line, *fresh;
     size_t len, room;
     int st;
 
-    fresh = lr_space(&s->in, &room);    /* where those n bytes are */
-    lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
+    if (n) {
+        fresh = lr_space(&s->in, &room);    /* where those n bytes are */
+        lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
+    }
+    if (more)
+        *more = 0;
     while (!s->ending && (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
         if (st == LR_TOOLONG) {
             s->commands++;
@@ -250,6 +262,11 @@ int session_received(struct session *s, size_t n)
         }
         if (s->out.len >= high_water(s))
             session_flush(s);
+        if (until && time_now_ns() >= until) {
+            if (more)
+                *more = !s->ending;     /* there may be more lines */
+            break;
+        }
     }
     atomic_fetch_add(&srv.commands_total, s->commands);
     s->commands = 0;

@@ -102,6 +102,14 @@ char *session_recv_space(struct session *s, size_t *room);
  * driver sends what output is left and closes. Else 0. */
 int session_received(struct session *s, size_t n);
 
+/* The event driver's form: answers complete requests for at most about
+ * budget_ns nanoseconds (at least one), so one pipelining client cannot
+ * hold its worker's other clients for a whole batch (memcached's -R, by
+ * time). *more says that complete requests still wait: call it again with
+ * n = 0 before receiving more. Returns as session_received. */
+int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
+                           int *more);
+
 /* Copies data in and answers as session_received does, as often as the
  * input buffer needs (for tests and drivers without a buffer of their own).
  * Stops at the end of the session. Returns as session_received. */
