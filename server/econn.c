@@ -195,7 +195,8 @@ static void release(struct econn *c)
     if (c->released)
         return;
     c->released = 1;
-    log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->conn.peer);
+    if (!atomic_load(&srv.stopping))
+        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->conn.peer);
     conns_unregister(&c->conn);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();

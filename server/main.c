@@ -26,7 +26,8 @@
 #include "events.h"
 #include "threads.h"
 
-#define STOP_GRACE_MS 1000      /* sessions get this long to finish at exit */
+#define STOP_GRACE_MS 500       /* sessions get this long to finish their
+                                   current request at exit */
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
@@ -286,6 +287,7 @@ static void log_started(void)
  * some do not in time, exits at once: their threads still use the store. */
 static void drain_sessions(void)
 {
+    atomic_store(&srv.stopping, 1);     /* no log line per connection */
     listener_stop();
     if (srv.opt.io_events && events_stop(STOP_GRACE_MS)) {
         log_msg(LOG_LEVEL_WARN, "a worker still busy after %d ms; exiting",
@@ -295,7 +297,7 @@ static void drain_sessions(void)
     }
     conns_stop_all();
     if (!conns_wait_empty(STOP_GRACE_MS)) {
-        log_msg(LOG_LEVEL_WARN, "%ld sessions still busy after %d ms; exiting",
+        log_msg(LOG_LEVEL_WARN, "%ld sessions had not ended after %d ms; exiting",
                 atomic_load(&srv.connections_current), STOP_GRACE_MS);
         log_shutdown();
         _exit(0);

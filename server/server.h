@@ -80,6 +80,8 @@ struct server {
     int auth_required;
     char password_hex[DIGEST_HEX_LEN + 1];
 
+    atomic_int stopping;        /* shutting down: sessions end quietly */
+
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */
     struct conn *conns;         /* live connections; protected by conns_lock */

@@ -107,7 +107,8 @@ static void *session_thread(void *arg)
 
     conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
-    log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
+    if (!atomic_load(&srv.stopping))
+        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
     /* From here on the thread touches nothing shared: shutdown may finish
      * while it lingers. */
     conns_unregister(c);
