@@ -247,6 +247,9 @@ int main(int argc, char **argv)
     if (!k.hung) {              /* a frozen server would not answer */
         ki_lock_read(&k);
         ki_check_end(&k);
+    } else {
+        k.lock_known = 0;
+        snprintf(k.lock_note, sizeof(k.lock_note), "the server hung");
     }
     ki_judge(&k);
     report(&k);

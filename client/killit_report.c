@@ -117,9 +117,9 @@ void ki_print_lock(const struct killit *k, FILE *f)
             100.0 * (double)k->lock_contended / (double)k->lock_acq,
             dur_us(k->lock_wait_us, a, sizeof(a)),
             dur_us(k->lock_hold_us, b, sizeof(b)), 100 * share, k->wall_s);
-    fprintf(f, "      wait max %s, p99 %s; hold max %s, p99 %s "
-            "(STATS RESET before the clients, STATS after them: that\n"
-            "      STATS is one of the acquisitions)\n",
+    fprintf(f, "      wait max %s, p99 %s; hold max %s, p99 %s\n"
+            "      (from STATS RESET before the clients to STATS after "
+            "them, which counts)\n",
             dur_us(k->lock_wait_max_us, c, sizeof(c)),
             dur_us(k->lock_wait_p99_us, d, sizeof(d)),
             dur_us(k->lock_hold_max_us, e, sizeof(e)),

@@ -1,0 +1,84 @@
+#!/bin/bash
+# test-demo.sh -- the classroom tools, short: tools/demo makes nolock fail
+# (its --race-window) and marks it in the table and the chart's data;
+# kill_it's lock figures per mode; no progress line off a terminal; latencies
+# with three significant digits. Servers on port 0, stopped by PID; about
+# 10 s in all.
+source "$(dirname "$0")/lib/common.sh"
+
+KI=$BIN/kill_it
+
+# ---- the demo: nolock fails, and the table says so -------------------------
+out=$(DEMO_OUT="$TEST_TMP/demo" DEMO_MODES="nolock fine" DEMO_EVENTS=100 \
+      DEMO_PRELOAD=200 DEMO_RATE=0 timeout 120 tools/demo 2>&1)
+rc=$?
+expect_eq "demo (nolock fine, short): exit 0, fine verified" "$rc" 0
+row=$(echo "$out" | grep '^nolock  ' | tail -1)
+expect_match "demo: nolock's row says FAILED" "$row" 'FAILED .*FAILED \(expected\): '
+check "demo: nolock's row has no service times" \
+    bash -c "! echo '$row' | grep -qE ' [0-9]+\.[0-9]{2} '"
+expect_match "demo: fine's row has times, lock wait, share held and verified" \
+    "$(echo "$out" | grep '^fine  ' | tail -1)" \
+    '^fine +([0-9]+\.[0-9]{2} +){5}[0-9.]+ (us|ms|s) +[0-9]+% +verified$'
+expect_match "demo: the chart's data gives nolock no bars" \
+    "$(grep '^nolock' "$TEST_TMP/demo/service-times.dat")" '^nolock FAILED 1 \? \? \? \?'
+expect_eq "demo: the table is the last thing printed" \
+    "$(echo "$out" | tail -3 | head -1 | cut -c1-4)" "mode"
+check "demo: no line is cut mid-word (verdicts are folded, not truncated)" \
+    bash -c "! echo \"\$1\" | grep -q 'by the s\$'" _ "$out"
+check "demo: no progress line off a terminal" bash -c "! printf '%s' \"\$1\" | grep -q $'\r'" _ "$out"
+
+# ---- kill_it's lock figures ----------------------------------------------
+# lock_line MODE NEVENTS NCLIENTS: sets l to kill_it's "lock:" line against
+# a fresh server of MODE (kill_it's whole output in $TEST_TMP/ki.MODE).
+# Not in $(...): start_server must run in this shell.
+lock_line() {
+    l="no server"
+    start_server "$1" || return
+    timeout 60 "$KI" --timeout 50 127.0.0.1 "$SRV_PORT" "$2" "$3" >"$TEST_TMP/ki.$1" 2>&1
+    stop_server "$SRV_PID"
+    l=$(grep -m1 '^lock:' "$TEST_TMP/ki.$1")
+}
+lock_line fine 300 8
+acq=$(echo "$l" | sed -n 's/^lock: \([0-9]*\) acquisitions, \([0-9]*\) contended.*/\1/p')
+con=$(echo "$l" | sed -n 's/^lock: \([0-9]*\) acquisitions, \([0-9]*\) contended.*/\2/p')
+check "kill_it, fine, 8 x 300: acquisitions ($acq) >= the 2400 store operations" \
+    [ "${acq:-0}" -ge 2400 ]
+check "kill_it, fine, 8 clients: some acquisitions were contended ($con)" [ "${con:-0}" -gt 0 ]
+expect_match "kill_it, fine: the share of the run the lock was held" "$l" \
+    'hold total [0-9.]+ (us|ms|s) = [0-9]+% of the [0-9.]+ s run$'
+expect_match "kill_it, fine: max and p99 of waits and holds" \
+    "$(grep -A1 '^lock:' "$TEST_TMP/ki.fine" | tail -1)" \
+    'wait max [0-9.]+ (us|ms|s), p99 [0-9.]+ (us|ms|s); hold max [0-9.]+ (us|ms|s), p99'
+expect_match "kill_it: latencies printed with 3 significant digits" \
+    "$(awk '$1 ~ /^[0-9]+$/ && NF == 8 { print $5; print $6 }' "$TEST_TMP/ki.fine" |
+       sed 's/\.//; s/^0*//' | awk 'length($0) > 3 { bad = 1 } END { print bad ? "too many" : "ok" }')" '^ok$'
+check "kill_it: no progress line off a terminal" bash -c "! grep -q $'\r' '$TEST_TMP/ki.fine'"
+# Coarse takes the lock once per session: the 4 clients', and the one of
+# kill_it's STATS after them (STATS RESET before them zeroed its own).
+lock_line coarse 100 4
+expect_match "kill_it, coarse, 4 clients: 5 acquisitions (4 sessions + its STATS)" \
+    "$l" '^lock: 5 acquisitions'
+for m in serial nolock; do
+    lock_line $m 100 2
+    expect_match "kill_it, $m: no lock taken" "$l" '^lock: none taken'
+done
+
+# ---- kill_it on a server that is not empty: warned at the start ------------
+if start_server fine; then
+    timeout 30 "$KI" 127.0.0.1 "$SRV_PORT" 20 1 >/dev/null 2>&1
+    timeout 30 "$KI" 127.0.0.1 "$SRV_PORT" 20 1 >"$TEST_TMP/ki2" 2>&1
+    rc=$?
+    stop_server "$SRV_PID"
+    expect_match "kill_it warns when the server is not empty" \
+        "$(head -1 "$TEST_TMP/ki2")" '^kill_it: warning: the server already holds [0-9]+ people, so this run will not be verified'
+    expect_eq "kill_it on a non-empty server: status 3" "$rc" 3
+fi
+
+# ---- the race lab: no progress line off a terminal ---------------------------
+out=$(timeout 60 tools/race-lab repeat --modes "nolock fine" --runs 1 --events 100 2>&1)
+check "race-lab repeat: no progress line off a terminal" bash -c "! printf '%s' \"\$1\" | grep -q $'\r'" _ "$out"
+expect_match "race-lab repeat: nolock failed, fine verified" "$out" \
+    $'nolock +1 +0 +1 [^\n]*\nfine +1 +1 +0 '
+
+finish
