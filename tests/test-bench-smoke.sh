@@ -1,9 +1,10 @@
 #!/bin/bash
 # test-bench-smoke.sh -- make check's quick run of the issue-5 benchmarks
-# (tools/bench-hash, bench-log, bench-wakeup) at smoke sizes. It asserts real
-# results, not just exit codes: the cross-variant digest check passes (and a
-# deliberately corrupted run fails it), every JSON document parses and holds
-# the expected rows, each table has its rows, bench-log wrote exactly the lines
+# (tools/bench-hash, bench-log, bench-wakeup) at smoke sizes, and
+# tools/bench-compare --self-test (ssnserver and the echo floor, no Redis).
+# It asserts real results, not just exit codes: the cross-variant digest
+# check passes (and a deliberately corrupted run fails it), every JSON
+# document parses and holds the expected rows, each table has its rows, bench-log wrote exactly the lines
 # asked for and cleaned up, and bench-wakeup reports how many threads it used.
 # Exits 0 when all pass, 1 otherwise. Takes a few seconds.
 set -u
@@ -146,6 +147,21 @@ assert d["threads_requested"] == 5000 and 0 < n < 5000, n
 assert d["results"][0]["threads_started"] == n
 assert "fell back to %d threads" % n in open(sys.argv[2]).read()
 EOF
+
+# ---- bench-compare --self-test --------------------------------------------
+# ssnserver (--io events and --io threads) and the echo floor only, one
+# 1-second cell each, no Redis or memcached: every server answered at a real
+# rate with its CPU measured, and each was stopped. About 5 s.
+out=$tmp/compare.txt
+if BIN=$BIN tools/bench-compare --self-test >"$out" 2>&1; then
+    ok "bench-compare --self-test exits 0"
+else
+    fail "bench-compare --self-test exits 0"; cat "$out"
+fi
+for s in ssn-events ssn-threads echo; do
+    check "bench-compare table has row $s" \
+        has "$out" "^mix +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
+done
 
 [ "$fails" -eq 0 ] && echo "bench smoke: all passed" || echo "bench smoke: $fails failed"
 [ "$fails" -eq 0 ]

@@ -1,7 +1,9 @@
 # tools/tools.mk -- the benchmarks of issue 5 (see docs/LESSONS.md):
-# bench-hash, bench-log and bench-wakeup. Included by the top-level Makefile.
-# Each links its own objects, bench-util.o and the common library (for
-# jsonw and fdio), never server code.
+# bench-hash, bench-log and bench-wakeup; and bench-limits, the figures of
+# docs/LIMITS.md. Included by the top-level Makefile. Each links its own
+# objects, bench-util.o and the common library (for jsonw and fdio), never
+# server code; bench-limits talks to a server, so it links the clients'
+# library too (client/net.c, pipeline.c, ctl.c, preload.c, findpid.c).
 
 BENCH_PROGS    := $(BIN)/bench-hash $(BIN)/bench-log $(BIN)/bench-wakeup
 BENCH_UTIL_OBJ := $(BUILD)/tools/bench-util.o
@@ -18,4 +20,51 @@ $(BENCH_PROGS): $(BIN)/bench-%: $(BUILD)/tools/bench-%.o $(BENCH_UTIL_OBJ) \
 # their own.
 $(BIN)/bench-log: $(BUILD)/tools/bench-logq.o $(BUILD)/tools/bench-dbuf.o
 
+# bench-limits: the clients' code, found with -Iclient.
+$(BUILD)/tools/bench-limits.o: CFLAGS_ALL += -Iclient
+$(BIN)/bench-limits: $(BUILD)/tools/bench-limits.o $(BENCH_UTIL_OBJ) \
+                     $(BUILD)/client/findpid.o $(CLIENT_LIB) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter-out $(CLIENT_LIB) $(LIBCOMMON),$^) $(CLIENT_LIB) \
+	    $(LIBCOMMON) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
+
+BENCH_PROGS += $(BIN)/bench-limits
 PROGRAMS += $(BENCH_PROGS)
+
+# make bench-limits: a buffered server on port 0 with -m 20000, the three
+# parts at docs/LIMITS.md's store size (10^6 people; about a minute here),
+# the server stopped by its PID (tools/bench-limits.sh; the sigterm part
+# has stopped it already). Not part of make check.
+.PHONY: bench-limits
+bench-limits: $(BIN)/bench-limits $(BIN)/ssnserver-buffered
+	@BIN=$(BIN) tools/bench-limits.sh -s $(BIN)/ssnserver-buffered \
+	    -m 20000 -- --people 1000000 --digests 20 --changing \
+	    --find-seconds 30 --clients 200 --prints 3 --memory-seconds 10 \
+	    --idle 20000
+
+# make stall-demo: one client sends PRINT to a store of 200,000 people and
+# never reads; the others' times in fine and in buffered mode
+# (tools/stall-demo, docs/DEMO.md). About 20 s. Not part of make check.
+.PHONY: stall-demo
+stall-demo: $(BIN)/kill_it $(BIN)/inclient $(BIN)/ssnserver-fine \
+            $(BIN)/ssnserver-buffered
+	@BIN=$(BIN) tools/stall-demo
+
+# bench-echo: the floor under every server of docs/PERFORMANCE.md, a
+# minimal epoll server that answers each line with a short one. It uses
+# nothing of the project's code.
+$(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+PROGRAMS += $(BIN)/bench-echo
+
+# make bench-compare: ssnserver-buffered (--io events and --io threads)
+# against Redis and memcached (installed if missing, as comparison peers
+# only; never build dependencies) and the echo floor, with the same
+# ssn-bench workloads; one table, build/bench/compare.csv and
+# build/bench/compare.png (tools/bench-compare, docs/PERFORMANCE.md).
+# About 2.5 minutes. Not part of make check.
+.PHONY: bench-compare
+bench-compare: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/bench-echo
+	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-compare

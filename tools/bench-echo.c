@@ -1,0 +1,262 @@
+/* bench-echo.c -- the floor under every server of docs/PERFORMANCE.md: a
+ * minimal epoll server that does no work but the socket's. One thread, one
+ * epoll set, non-blocking sockets, level-triggered; it reads what a client
+ * sent, answers each newline-terminated line with one short line, and
+ * writes the batch's answers with one send(2). No store, no parsing beyond
+ * the first word, no locks.
+ *
+ * ssn-bench's ssn dialect checks every reply against its request (a FIND
+ * must answer that key's record), so the answers are shaped to pass: "OK"
+ * for ADD and DELETE, PRINT's entry line for "FIND fK LK" (every person of
+ * ssn-bench is 30 years old with SSN 123-45-6789). That is a fixed-format
+ * snprintf, not a lookup: what is left is the cost of the system calls and
+ * of the loopback itself, the limit no server on this machine can beat.
+ *
+ *   bench-echo [-p PORT] [-w WORKERS]     PORT 0 (the default) picks one;
+ *                                         prints 'listening on ADDR:PORT'
+ *
+ * -w N runs N threads, each with its own epoll set and its own listening
+ * socket on the same port (SO_REUSEPORT: the kernel spreads connections),
+ * so the floor can be measured on one core or on both. SIGINT or SIGTERM
+ * stop it. Not part of any server: tools/bench-compare uses it. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define ECHO_BUF      65536   /* bytes read per connection at a time */
+#define ECHO_MAX_CONN 65536   /* descriptors served (one buffer each) */
+#define ECHO_EVENTS   256     /* events taken per epoll_wait */
+#define ECHO_MAX_WORKERS 64   /* -w at most */
+
+/* A partial line kept between reads, and answers the socket has not taken
+ * yet. Each belongs to the one worker whose epoll set holds the fd. */
+struct echo_conn {
+    char in[ECHO_BUF];
+    size_t in_len;
+    char *out;
+    size_t out_len, out_cap;
+};
+
+static struct echo_conn *conns[ECHO_MAX_CONN];
+static volatile sig_atomic_t stopping;
+static int listen_port;
+
+static void stop_cb(int sig) { (void)sig; stopping = 1; }
+
+static int listen_on(int port)
+{
+    int one = 1;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return -1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    struct sockaddr_in a = { .sin_family = AF_INET,
+                             .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ||
+        listen(fd, 4096) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Appends the answer to one request line to c->out; -1 when out of memory. */
+static int answer(struct echo_conn *c, const char *line, size_t len)
+{
+    char buf[128];
+    int n;
+    unsigned long long k1, k2;
+    if (len > 5 && memcmp(line, "FIND ", 5) == 0 &&
+        sscanf(line + 5, "f%llu L%llu", &k1, &k2) == 2) {
+        char name[64];
+        snprintf(name, sizeof(name), "L%llu, f%llu", k2, k1);
+        n = snprintf(buf, sizeof(buf), "%-30s -- %11s %4d\n", name,
+                     "123-45-6789", 30);
+    } else {
+        n = snprintf(buf, sizeof(buf), "OK\n");
+    }
+    if (c->out_len + (size_t)n > c->out_cap) {
+        size_t cap = c->out_cap ? c->out_cap * 2 : 4096;
+        while (cap < c->out_len + (size_t)n)
+            cap *= 2;
+        char *p = realloc(c->out, cap);
+        if (!p)
+            return -1;
+        c->out = p;
+        c->out_cap = cap;
+    }
+    memcpy(c->out + c->out_len, buf, (size_t)n);
+    c->out_len += (size_t)n;
+    return 0;
+}
+
+static void drop(int ep, int fd)
+{
+    epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
+    close(fd);
+    if (conns[fd]) {
+        free(conns[fd]->out);
+        free(conns[fd]);
+        conns[fd] = NULL;
+    }
+}
+
+/* Sends what is pending; watches EPOLLOUT only while something is left.
+ * Returns -1 when the connection is gone. */
+static int flush_out(int ep, int fd, struct echo_conn *c)
+{
+    size_t off = 0;
+    while (off < c->out_len) {
+        ssize_t w = send(fd, c->out + off, c->out_len - off, MSG_NOSIGNAL);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        if (w <= 0)
+            return -1;
+        off += (size_t)w;
+    }
+    memmove(c->out, c->out + off, c->out_len - off);
+    c->out_len -= off;
+    struct epoll_event ev = { .events = EPOLLIN | (c->out_len ? EPOLLOUT : 0),
+                              .data.fd = fd };
+    epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+    return 0;
+}
+
+static int on_readable(int ep, int fd, struct echo_conn *c)
+{
+    ssize_t r;
+    do
+        r = read(fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
+    while (r < 0 && errno == EINTR);
+    if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        return 0;
+    if (r <= 0)
+        return -1;
+    c->in_len += (size_t)r;
+    size_t start = 0;
+    for (size_t i = 0; i < c->in_len; i++) {
+        if (c->in[i] != '\n')
+            continue;
+        size_t len = i - start;
+        if (len && c->in[start + len - 1] == '\r')
+            len--;
+        if (answer(c, c->in + start, len) < 0)
+            return -1;
+        start = i + 1;
+    }
+    if (start == 0 && c->in_len == sizeof(c->in))
+        return -1;                      /* a line longer than the buffer */
+    memmove(c->in, c->in + start, c->in_len - start);
+    c->in_len -= start;
+    return c->out_len ? flush_out(ep, fd, c) : 0;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    int lfd = listen_on(listen_port);
+    int ep = epoll_create1(0);
+    if (lfd < 0 || ep < 0) {
+        perror("bench-echo: listen");
+        exit(1);
+    }
+    struct epoll_event ev = { .events = EPOLLIN, .data.fd = lfd };
+    epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    struct epoll_event evs[ECHO_EVENTS];
+    while (!stopping) {
+        int n = epoll_wait(ep, evs, ECHO_EVENTS, 200);
+        for (int i = 0; i < n; i++) {
+            int fd = evs[i].data.fd;
+            if (fd == lfd) {
+                int cfd;
+                while ((cfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                    int one = 1;
+                    struct echo_conn *c = calloc(1, sizeof(*c));
+                    if (cfd >= ECHO_MAX_CONN || !c) {
+                        free(c);
+                        close(cfd);
+                        continue;
+                    }
+                    setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
+                               sizeof(one));
+                    conns[cfd] = c;
+                    struct epoll_event cev = { .events = EPOLLIN,
+                                               .data.fd = cfd };
+                    epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &cev);
+                }
+                continue;
+            }
+            struct echo_conn *c = conns[fd];
+            int rc = 0;
+            if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+                rc = on_readable(ep, fd, c);
+            if (rc == 0 && (evs[i].events & EPOLLOUT) && c->out_len)
+                rc = flush_out(ep, fd, c);
+            if (rc < 0)
+                drop(ep, fd);
+        }
+    }
+    close(lfd);
+    close(ep);
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int port = 0, workers = 1, opt;
+    while ((opt = getopt(argc, argv, "p:w:h")) != -1) {
+        switch (opt) {
+        case 'p': port = atoi(optarg); break;
+        case 'w': workers = atoi(optarg); break;
+        default:
+            fprintf(stderr, "usage: bench-echo [-p PORT] [-w WORKERS]\n");
+            return opt == 'h' ? 0 : 2;
+        }
+    }
+    if (port < 0 || port > 65535 || workers < 1 || workers > ECHO_MAX_WORKERS) {
+        fprintf(stderr, "bench-echo: bad port or worker count\n");
+        return 2;
+    }
+    /* Port 0: bind once to learn a free port, then every worker binds it
+     * with SO_REUSEPORT (this first socket stays open until they have). */
+    int probe = listen_on(port);
+    if (probe < 0) {
+        perror("bench-echo: bind");
+        return 1;
+    }
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+    getsockname(probe, (struct sockaddr *)&a, &alen);
+    listen_port = ntohs(a.sin_port);
+
+    struct sigaction sa = { .sa_handler = stop_cb };
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    pthread_t th[ECHO_MAX_WORKERS];
+    for (int i = 0; i < workers; i++)
+        pthread_create(&th[i], NULL, worker, NULL);
+    /* Give the workers a moment to bind before the probe goes: a
+     * connection that lands on the probe would never be accepted. */
+    usleep(100000);
+    close(probe);
+    printf("listening on 127.0.0.1:%d\n", listen_port);
+    fflush(stdout);
+    for (int i = 0; i < workers; i++)
+        pthread_join(th[i], NULL);
+    return 0;
+}
