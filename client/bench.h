@@ -147,17 +147,12 @@ struct bench_result {
     char first_error[96];       /* the first BK_ERROR reply's line, or "" */
 };
 
-/* x rounded to 3 significant digits (0 stays 0). */
-double bench_round3(double x);
 
 /* A latency of ns nanoseconds with 3 significant digits, as "0.213 ms",
  * "1.07 ms", "12.6 ms", "126 ms" or, from 1000 ms up, "1.26 s". Writes
  * into buf (cap >= 16) and returns buf. */
 const char *bench_fmt_latency(uint64_t ns, char *buf, size_t cap);
 
-/* x with 3 significant digits and no exponent, for JSON and CSV: "0.213",
- * "1.07", "12600". Returns buf. */
-const char *bench_fmt_sig3(double x, char *buf, size_t cap);
 
 /* The text report, the JSON object, and the CSV header and row. */
 void bench_report_text(FILE *f, const struct bench_config *cf,

@@ -27,63 +27,15 @@ void bench_counts_add(struct bench_counts *dst, const struct bench_counts *src)
 
 /* 10^n, for small n of either sign. (No libm: the clients link without
  * it, and the unit-test runner with them.) */
-static double pow10i(int n)
-{
-    double p = 1;
-    if (n < 0)
-        return 1 / pow10i(-n);      /* exact powers, one rounding */
-    for (; n > 0; n--)
-        p *= 10;
-    return p;
-}
-
-/* The decimal exponent of x > 0 after rounding to 3 significant digits
- * (999.7 rounds to 1000, exponent 3), and x so rounded. */
-static int round3_exp(double x, double *rounded)
-{
-    int e = 0;
-    while (e < 300 && x >= pow10i(e + 1))
-        e++;
-    while (e > -300 && x < pow10i(e))
-        e--;
-    double scale = pow10i(2 - e);
-    double r = (double)(uint64_t)(x * scale + 0.5) / scale;
-    if (r >= pow10i(e + 1))
-        e++;
-    *rounded = r;
-    return e;
-}
-
-double bench_round3(double x)
-{
-    double r;
-    if (!(x > 0))
-        return 0;
-    round3_exp(x, &r);
-    return r;
-}
-
-const char *bench_fmt_sig3(double x, char *buf, size_t cap)
-{
-    double r;
-    if (!(x > 0)) {
-        snprintf(buf, cap, "0");
-        return buf;
-    }
-    int e = round3_exp(x, &r);
-    snprintf(buf, cap, "%.*f", e >= 2 ? 0 : 2 - e, r);
-    return buf;
-}
-
 const char *bench_fmt_latency(uint64_t ns, char *buf, size_t cap)
 {
     char num[20];                   /* "0.00100", "18400000000" */
     double ms = time_ns_to_ms(ns);
-    if (bench_round3(ms) >= 1000)
-        snprintf(buf, cap, "%s s", bench_fmt_sig3(ms / 1000, num,
+    if (hist_round3(ms) >= 1000)
+        snprintf(buf, cap, "%s s", hist_fmt3(ms / 1000, num,
                                                   sizeof(num)));
     else
-        snprintf(buf, cap, "%s ms", bench_fmt_sig3(ms, num, sizeof(num)));
+        snprintf(buf, cap, "%s ms", hist_fmt3(ms, num, sizeof(num)));
     return buf;
 }
 
@@ -125,10 +77,10 @@ static const char *fmt_cpu(const struct bench_result *r, char *buf,
         step /= (double)r->c.replies;
     for (double unit = 0.1; unit >= step && dec < 6; unit /= 10)
         dec++;
-    bench_fmt_sig3(v, buf, cap);
+    hist_fmt3(v, buf, cap);
     const char *dot = strchr(buf, '.');
     if (dot && (int)strlen(dot + 1) > dec)
-        snprintf(buf, cap, "%.*f", dec, bench_round3(v));
+        snprintf(buf, cap, "%.*f", dec, hist_round3(v));
     return buf;
 }
 
@@ -210,10 +162,10 @@ void bench_report_json(FILE *f, const struct bench_config *cf,
     fprintf(f, ",\"latency_ms\":{");
     for (size_t i = 0; i < NPCTS; i++)
         fprintf(f, "%s\"%s\":%s", i ? "," : "", pcts[i].key,
-                bench_fmt_sig3(time_ns_to_ms(hist_percentile(&r->lat,
+                hist_fmt3(time_ns_to_ms(hist_percentile(&r->lat,
                                pcts[i].p)), a, sizeof(a)));
     fprintf(f, "},\"server_cpu_us_per_request\":%s}\n",
-            r->have_cpu ? bench_fmt_sig3(cpu_per_req(r), a, sizeof(a))
+            r->have_cpu ? hist_fmt3(cpu_per_req(r), a, sizeof(a))
                         : "null");
 }
 
@@ -240,9 +192,9 @@ void bench_report_csv(FILE *f, const struct bench_config *cf,
         fprintf(f, ",%llu", (unsigned long long)r->c.kind[k]);
     fprintf(f, ",%llu", (unsigned long long)r->c.error_replies);
     for (size_t i = 0; i < NPCTS; i++)
-        fprintf(f, ",%s", bench_fmt_sig3(time_ns_to_ms(
+        fprintf(f, ",%s", hist_fmt3(time_ns_to_ms(
                 hist_percentile(&r->lat, pcts[i].p)), a, sizeof(a)));
-    fprintf(f, ",%s\n", r->have_cpu ? bench_fmt_sig3(cpu_per_req(r), a,
+    fprintf(f, ",%s\n", r->have_cpu ? hist_fmt3(cpu_per_req(r), a,
                                                      sizeof(a)) : "");
 }
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <openssl/crypto.h>
 #include "cliutil.h"
+#include "hist.h"
 #include "jsonw.h"
 #include "gen.h"
 #include "names.h"
@@ -75,11 +76,15 @@ static void print_stats(const struct pl_result *r)
     fprintf(stderr, "inclient: service time %.3f s (connect to last reply), "
             "%.0f requests/s\n", secs,
             secs > 0 ? (double)r->replies / secs : 0.0);
-    fprintf(stderr, "inclient: latency ms: p50 %.3f  p90 %.3f  p99 %.3f  "
-            "max %.3f  (min %.3f, mean %.3f)\n",
-            time_ns_to_ms(r->lat_p50), time_ns_to_ms(r->lat_p90),
-            time_ns_to_ms(r->lat_p99), time_ns_to_ms(r->lat_max),
-            time_ns_to_ms(r->lat_min), r->lat_mean / 1e6);
+    char v[6][24];              /* only the digits the histogram has */
+    fprintf(stderr, "inclient: latency ms: p50 %s  p90 %s  p99 %s  "
+            "max %s  (min %s, mean %s)\n",
+            hist_fmt3(time_ns_to_ms(r->lat_p50), v[0], sizeof(v[0])),
+            hist_fmt3(time_ns_to_ms(r->lat_p90), v[1], sizeof(v[1])),
+            hist_fmt3(time_ns_to_ms(r->lat_p99), v[2], sizeof(v[2])),
+            hist_fmt3(time_ns_to_ms(r->lat_max), v[3], sizeof(v[3])),
+            hist_fmt3(time_ns_to_ms(r->lat_min), v[4], sizeof(v[4])),
+            hist_fmt3(r->lat_mean / 1e6, v[5], sizeof(v[5])));
     fprintf(stderr, "inclient: at most %llu requests in flight; %llu bytes "
             "sent, %llu received (%.0f bytes/s)\n",
             (unsigned long long)r->inflight_max,

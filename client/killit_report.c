@@ -51,36 +51,6 @@ static double rps(const struct pl_result *r)
     return s > 0 ? (double)r->replies / s : 0;
 }
 
-/* x rounded to 3 significant digits, printed without an exponent: the
- * histogram (hist.h) knows a latency to about 3%, so more digits would
- * print a bucket edge, not a measurement. */
-static const char *sig3(double x, char *buf, size_t len)
-{
-    int d = 2;                  /* decimals to print */
-    double t = x, scale = 1;
-
-    if (x <= 0) {
-        snprintf(buf, len, "0");
-        return buf;
-    }
-    while (t >= 999.5) {        /* 999.5 would round up to 1000 */
-        t /= 10;
-        d--;
-    }
-    while (t < 99.95 && d < 9) {
-        t *= 10;
-        d++;
-    }
-    d -= 2;
-    if (d >= 0) {
-        snprintf(buf, len, "%.*f", d, x);
-        return buf;
-    }
-    for (int i = d; i < 0; i++)
-        scale *= 10;
-    snprintf(buf, len, "%.0f", (double)(long long)(x / scale + 0.5) * scale);
-    return buf;
-}
 
 /* A duration in microseconds as "123 us", "4.56 ms" or "7.89 s". */
 static const char *dur_us(uint64_t us, char *buf, size_t len)
@@ -89,9 +59,9 @@ static const char *dur_us(uint64_t us, char *buf, size_t len)
     if (us < 1000)
         snprintf(buf, len, "%llu us", (unsigned long long)us);
     else if (us < 1000000)
-        snprintf(buf, len, "%s ms", sig3(us / 1e3, n, sizeof(n)));
+        snprintf(buf, len, "%s ms", hist_fmt3(us / 1e3, n, sizeof(n)));
     else
-        snprintf(buf, len, "%s s", sig3(us / 1e6, n, sizeof(n)));
+        snprintf(buf, len, "%s s", hist_fmt3(us / 1e6, n, sizeof(n)));
     return buf;
 }
 
@@ -147,8 +117,8 @@ void ki_print_table(const struct killit *k, FILE *f)
         char p50[32], p99[32];
         fprintf(f, "%6u %9llu %10.3f %9.0f %9s %9s %7llu  %s\n", i,
                 (unsigned long long)requests, time_ns_to_s(r->service_ns),
-                rps(r), sig3(time_ns_to_ms(r->lat_p50), p50, sizeof(p50)),
-                sig3(time_ns_to_ms(r->lat_p99), p99, sizeof(p99)),
+                rps(r), hist_fmt3(time_ns_to_ms(r->lat_p50), p50, sizeof(p50)),
+                hist_fmt3(time_ns_to_ms(r->lat_p99), p99, sizeof(p99)),
                 (unsigned long long)r->errors, client_state(k, i));
     }
     double mean, min, max;

@@ -1,5 +1,6 @@
 /* hist.c -- log-linear latency histogram (hist.h). */
 #include <string.h>
+#include <stdio.h>
 #include "hist.h"
 
 void hist_init(struct hist *h)
@@ -91,3 +92,54 @@ double hist_mean(const struct hist *h)
 {
     return h->count ? (double)h->sum / (double)h->count : 0.0;
 }
+
+/* ---- printing with the digits the histogram has --------------------- */
+
+static double pow10i(int n)
+{
+    double p = 1;
+    if (n < 0)
+        return 1 / pow10i(-n);      /* exact powers, one rounding */
+    for (; n > 0; n--)
+        p *= 10;
+    return p;
+}
+
+/* The decimal exponent of x > 0 after rounding to 3 significant digits
+ * (999.7 rounds to 1000, exponent 3), and x so rounded. */
+static int round3_exp(double x, double *rounded)
+{
+    int e = 0;
+    while (e < 300 && x >= pow10i(e + 1))
+        e++;
+    while (e > -300 && x < pow10i(e))
+        e--;
+    double scale = pow10i(2 - e);
+    double r = (double)(uint64_t)(x * scale + 0.5) / scale;
+    if (r >= pow10i(e + 1))
+        e++;
+    *rounded = r;
+    return e;
+}
+
+double hist_round3(double x)
+{
+    double r;
+    if (!(x > 0))
+        return 0;
+    round3_exp(x, &r);
+    return r;
+}
+
+const char *hist_fmt3(double x, char *buf, size_t cap)
+{
+    double r;
+    if (!(x > 0)) {
+        snprintf(buf, cap, "0");
+        return buf;
+    }
+    int e = round3_exp(x, &r);
+    snprintf(buf, cap, "%.*f", e >= 2 ? 0 : 2 - e, r);
+    return buf;
+}
+

@@ -10,6 +10,7 @@
 #ifndef SSN_HIST_H
 #define SSN_HIST_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define HIST_SUB_BITS   5                       /* 32 buckets per octave */
@@ -36,6 +37,13 @@ uint64_t hist_percentile(const struct hist *h, double p);
 
 /* Mean of the recorded values, 0 when empty. */
 double hist_mean(const struct hist *h);
+
+/* A value rounded to 3 significant digits (0 for x <= 0): a percentile is
+ * known to about 3 % (1/HIST_SUB), so more digits would print a bucket edge,
+ * not a measurement. hist_fmt3 prints it without an exponent into buf
+ * ("12600", "3.14", "0.00100") and returns buf. */
+double hist_round3(double x);
+const char *hist_fmt3(double x, char *buf, size_t cap);
 
 /* Bucket helpers, exposed for tests: the bucket of v, and the smallest and
  * largest value that bucket holds. */

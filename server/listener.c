@@ -42,9 +42,17 @@ static struct event *backoff_timer;
 static long backoff_ms;                 /* 0: not in an episode */
 static long backoff_failures;           /* failed accepts this episode */
 
+/* Says why, then closes. Input already received is read first: closing
+ * with unread input makes the kernel reset the connection, and the reset
+ * can destroy the line before the client reads it. */
 static void refuse(int fd, const char *line)
 {
+    char junk[4096];
+
     fd_write_all(fd, line, strlen(line));
+    shutdown(fd, SHUT_WR);
+    while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
+        ;
     close(fd);
 }
 

@@ -316,10 +316,10 @@ START_TEST(test_bench_fmt_latency)
     expect_lat(0, "0 ms");
 
     char buf[32];
-    ck_assert_str_eq(bench_fmt_sig3(12649, buf, sizeof(buf)), "12600");
-    ck_assert_str_eq(bench_fmt_sig3(0.001, buf, sizeof(buf)), "0.00100");
-    ck_assert_str_eq(bench_fmt_sig3(3.14159, buf, sizeof(buf)), "3.14");
-    ck_assert(bench_round3(0.0012345) == 0.00123);
+    ck_assert_str_eq(hist_fmt3(12649, buf, sizeof(buf)), "12600");
+    ck_assert_str_eq(hist_fmt3(0.001, buf, sizeof(buf)), "0.00100");
+    ck_assert_str_eq(hist_fmt3(3.14159, buf, sizeof(buf)), "3.14");
+    ck_assert(hist_round3(0.0012345) == 0.00123);
 }
 END_TEST
 
