@@ -1,5 +1,7 @@
-/* journal.c -- the journal's file, its flusher thread and group commit
- * (journal.h; the format is journal_rec.c's, the design docs/DURABILITY.md).
+/* journal.c -- the journal's flusher thread and group commit, appending,
+ * waiting and figures (journal.h; the format is journal_rec.c's, the design
+ * docs/DURABILITY.md; opening, replay and closing are journal_open.c's,
+ * what both share journal_int.h).
  *
  * Appending (under the store lock) only copies bytes into the active
  * buffer. The flusher swaps buffers under j->lock, then writes, syncs and
@@ -11,59 +13,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/stat.h>
 #include "hist.h"
 #include "journal.h"
+#include "journal_int.h"
 #include "journal_rec.h"
 #include "log.h"
 #include "timeutil.h"
-
-#define JOURNAL_BUF     (256 * 1024)    /* each of the two buffers */
-#define JOURNAL_CHUNK   (64 * 1024)     /* space reserved at a time */
-#define JOURNAL_SYNC_NS (1000 * TIME_NS_PER_MS) /* everysec's period */
-#define JOURNAL_NO_LIMIT UINT64_MAX     /* reserved_end when the file
-                                           system cannot reserve */
-
-struct jbuf {
-    unsigned char *data;
-    size_t len;
-};
-
-struct journal {
-    int fd;
-    char *path;
-    enum journal_fsync fsync;
-    struct store *store;
-    pthread_t flusher;
-
-    pthread_mutex_t lock;       /* guards everything below */
-    pthread_cond_t work;        /* wakes the flusher */
-    pthread_cond_t progress;    /* broadcast: durable, room or space moved */
-    struct jbuf buf[2];
-    int active;                 /* the buffer appends go into */
-    uint64_t appended_seq;      /* the last record appended */
-    uint64_t written_seq;       /* the last record written */
-    uint64_t synced_seq;        /* the last record synced */
-    _Atomic uint64_t durable_seq;   /* what waiters wait for; written under
-                                       lock, read without it first */
-    uint64_t accepted_end;      /* file offset after the last appended */
-    uint64_t written_end;       /* file offset after the last written */
-    uint64_t reserved_end;      /* space reserved up to here */
-    int reserve_error;          /* errno of the last failed reservation */
-    uint64_t reserve_tries;     /* reservations attempted */
-    int want_reserve;           /* an appender waits for space */
-    int broken;                 /* errno of a failed write or sync */
-    char broken_why[128];
-    int stopping;
-
-    uint64_t records, bytes, fsyncs, writes, written_records;
-    struct hist fsync_ns;
-};
 
 const char *journal_fsync_name(enum journal_fsync p)
 {
@@ -81,7 +41,7 @@ int journal_fsync_parse(const char *name)
 
 /* ---- the flusher ---------------------------------------------------- */
 
-static int pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
+int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
 {
     while (n) {
         ssize_t w = pwrite(fd, p, n, off);
@@ -99,7 +59,7 @@ static int pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
 }
 
 /* 0, or the errno; EOPNOTSUPP means this file system cannot reserve. */
-static int reserve(int fd, uint64_t from)
+int journal_reserve_chunk(int fd, uint64_t from)
 {
     int rc;
     do
@@ -140,92 +100,133 @@ static void set_broken(struct journal *j, const char *what, int err)
              strerror(err));
 }
 
-static void *flusher_main(void *arg)
+/* One round of the flusher: what it took under j->lock, then what its
+ * I/O, done with no lock held, gave. */
+struct flush_round {
+    struct jbuf *b;             /* the buffer swapped out */
+    uint64_t hi, off;           /* its last record, its file offset */
+    size_t n;                   /* its length */
+    int do_reserve;             /* reserve one more chunk */
+    uint64_t res_from;          /* from there */
+    int want_sync, stop, broken;
+    int werr, serr, rerr;       /* errnos of the write, sync, reservation */
+    uint64_t took;              /* the sync's duration, ns */
+};
+
+/* Sleeps until work_due; j->lock held. */
+static void flush_wait_locked(struct journal *j, uint64_t last_sync)
+{
+    while (!work_due(j, last_sync)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += 100 * 1000 * 1000;        /* re-check everysec */
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&j->work, &j->lock, &ts);
+    }
+}
+
+/* Swaps the buffers and decides what this round does; j->lock held. */
+static void flush_take_locked(struct journal *j, uint64_t last_sync,
+                              struct flush_round *f)
+{
+    memset(f, 0, sizeof(*f));
+    f->b = &j->buf[j->active];
+    j->active ^= 1;
+    f->hi = j->appended_seq;
+    f->off = j->written_end;
+    f->n = f->b->len;
+    f->do_reserve = j->reserved_end != JOURNAL_NO_LIMIT &&
+        (j->want_reserve || (!j->reserve_error &&
+         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end));
+    f->res_from = j->reserved_end;
+    f->want_sync = !j->broken && (f->n || j->synced_seq < j->written_seq) &&
+        (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping ||
+         (j->fsync == JOURNAL_FSYNC_EVERYSEC &&
+          time_now_ns() - last_sync >= JOURNAL_SYNC_NS));
+    f->stop = j->stopping && f->n == 0;
+    f->broken = j->broken;
+    j->want_reserve = 0;
+}
+
+/* The write, sync and reservation of a round; no lock held. */
+static void flush_io(struct journal *j, struct flush_round *f,
+                     uint64_t *last_sync)
+{
+    if (f->n && !f->broken)
+        f->werr = journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
+    if (f->want_sync && !f->werr) {
+        f->serr = sync_fd(j, &f->took);
+        *last_sync = time_now_ns();
+    }
+    if (f->do_reserve)
+        f->rerr = journal_reserve_chunk(j->fd, f->res_from);
+}
+
+/* What a round achieved, made known: j->lock held. */
+static void flush_publish_locked(struct journal *j,
+                                 const struct flush_round *f)
+{
+    f->b->len = 0;
+    if (f->n && !f->broken && !f->werr) {
+        j->written_records += f->hi - j->written_seq;
+        j->writes++;
+        j->written_seq = f->hi;
+        j->written_end = f->off + f->n;
+    }
+    if (f->werr) {
+        set_broken(j, "journal write failed", f->werr);
+    } else if (f->want_sync && f->serr) {
+        set_broken(j, "journal sync failed", f->serr);
+    } else if (f->want_sync) {
+        j->synced_seq = j->written_seq;
+        j->fsyncs++;
+        hist_record(&j->fsync_ns, f->took);
+    }
+    if (f->do_reserve) {
+        j->reserve_tries++;
+        if (f->rerr == EOPNOTSUPP || f->rerr == ENOSYS) {
+            j->reserved_end = JOURNAL_NO_LIMIT;
+            j->reserve_error = 0;
+        } else if (f->rerr) {
+            j->reserve_error = f->rerr;
+        } else {
+            j->reserved_end = f->res_from + JOURNAL_CHUNK;
+            j->reserve_error = 0;
+        }
+    }
+    atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
+                 ? j->synced_seq : j->written_seq);
+    pthread_cond_broadcast(&j->progress);
+}
+
+void *journal_flusher_main(void *arg)
 {
     struct journal *j = arg;
     uint64_t last_sync = time_now_ns();
+    struct flush_round f;
 
     pthread_mutex_lock(&j->lock);
     for (;;) {
-        while (!work_due(j, last_sync)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            ts.tv_nsec += 100 * 1000 * 1000;    /* re-check everysec */
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&j->work, &j->lock, &ts);
-        }
-        struct jbuf *b = &j->buf[j->active];
-        j->active ^= 1;
-        uint64_t hi = j->appended_seq, off = j->written_end;
-        size_t n = b->len;
-        int do_reserve = j->reserved_end != JOURNAL_NO_LIMIT &&
-            (j->want_reserve || (!j->reserve_error &&
-             j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end));
-        uint64_t res_from = j->reserved_end;
-        int want_sync = !j->broken && (n || j->synced_seq < j->written_seq) &&
-            (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping ||
-             (j->fsync == JOURNAL_FSYNC_EVERYSEC &&
-              time_now_ns() - last_sync >= JOURNAL_SYNC_NS));
-        int stop = j->stopping && n == 0;
-        int broken = j->broken;
-        j->want_reserve = 0;
+        flush_wait_locked(j, last_sync);
+        flush_take_locked(j, last_sync, &f);
         pthread_mutex_unlock(&j->lock);
 
         /* No lock held: appenders fill the other buffer meanwhile. */
-        int werr = 0, serr = 0, rerr = 0;
-        uint64_t took = 0;
-        if (n && !broken)
-            werr = pwrite_all(j->fd, b->data, n, (off_t)off);
-        if (want_sync && !werr) {
-            serr = sync_fd(j, &took);
-            last_sync = time_now_ns();
-        }
-        if (do_reserve)
-            rerr = reserve(j->fd, res_from);
+        flush_io(j, &f, &last_sync);
 
         pthread_mutex_lock(&j->lock);
-        b->len = 0;
-        if (n && !broken && !werr) {
-            j->written_records += hi - j->written_seq;
-            j->writes++;
-            j->written_seq = hi;
-            j->written_end = off + n;
-        }
-        if (werr) {
-            set_broken(j, "journal write failed", werr);
-        } else if (want_sync && serr) {
-            set_broken(j, "journal sync failed", serr);
-        } else if (want_sync) {
-            j->synced_seq = j->written_seq;
-            j->fsyncs++;
-            hist_record(&j->fsync_ns, took);
-        }
-        if (do_reserve) {
-            j->reserve_tries++;
-            if (rerr == EOPNOTSUPP || rerr == ENOSYS) {
-                j->reserved_end = JOURNAL_NO_LIMIT;
-                j->reserve_error = 0;
-            } else if (rerr) {
-                j->reserve_error = rerr;
-            } else {
-                j->reserved_end = res_from + JOURNAL_CHUNK;
-                j->reserve_error = 0;
-            }
-        }
-        atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
-                     ? j->synced_seq : j->written_seq);
-        pthread_cond_broadcast(&j->progress);
-        if (werr || (want_sync && serr)) {
+        flush_publish_locked(j, &f);
+        if (f.werr || (f.want_sync && f.serr)) {
             pthread_mutex_unlock(&j->lock);
             log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
                     "read-only (no retry: the kernel may have dropped the "
                     "pages, docs/DURABILITY.md)", j->path, j->broken_why);
             pthread_mutex_lock(&j->lock);
         }
-        if (stop)
+        if (f.stop)
             break;
     }
     pthread_mutex_unlock(&j->lock);
@@ -337,237 +338,4 @@ void journal_error(struct journal *j, char *why, size_t len)
     pthread_mutex_lock(&j->lock);
     snprintf(why, len, "%s", j->broken ? j->broken_why : "");
     pthread_mutex_unlock(&j->lock);
-}
-
-/* ---- opening, replaying, closing ----------------------------------------- */
-
-/* jrec_scan's callback: applies one record, not journaled again (the
- * journal is attached only after the replay). A record that contradicts
- * the store (an ADD of a present name, a DELETE of an absent one) means
- * the file is not the history of this store: damage. */
-static int replay_one(enum store_op op, struct entry *rec, void *arg)
-{
-    struct store *st = arg;
-    struct store_mutation m = { .op = op };
-
-    if (op == STORE_ADD) {
-        if (!(m.entry = store_entry_new()))
-            return -ENOMEM;
-        memcpy(m.entry->first, rec->first, sizeof(rec->first));
-        memcpy(m.entry->last, rec->last, sizeof(rec->last));
-        memcpy(m.entry->ssn, rec->ssn, sizeof(rec->ssn));
-        m.entry->age = rec->age;
-    } else {
-        m.key.first = rec->first;
-        m.key.last = rec->last;
-    }
-    int rc = store_apply_locked(st, &m);
-    if (op == STORE_ADD && rc)
-        store_entry_free(m.entry);
-    if (op == STORE_DELETE && rc == 0)
-        store_entry_free(m.removed);
-    return rc;
-}
-
-static int read_all(int fd, unsigned char **out, size_t *len)
-{
-    struct stat sb;
-
-    if (fstat(fd, &sb))
-        return errno;
-    unsigned char *p = malloc((size_t)sb.st_size + 1);
-    if (!p)
-        return ENOMEM;
-    size_t got = 0;
-    while (got < (size_t)sb.st_size) {
-        ssize_t r = pread(fd, p + got, (size_t)sb.st_size - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            int e = r < 0 ? errno : EIO;
-            free(p);
-            return e;
-        }
-        got += (size_t)r;
-    }
-    *out = p;
-    *len = got;
-    return 0;
-}
-
-/* Replays the image into st. Returns the offset where appending resumes,
- * or -1 after writing why into err. */
-static long long replay(struct journal *j, const unsigned char *img,
-                        size_t len, int truncate, char *err, size_t errlen)
-{
-    struct jscan r;
-
-    store_lock(j->store);       /* the _locked functions assert it */
-    jrec_scan(img, len, replay_one, j->store, &r);
-    size_t people = store_count_locked(j->store);
-    store_unlock(j->store);
-
-    switch (r.status) {
-    case JSCAN_FOREIGN:
-        snprintf(err, errlen, "%s is not an ssnserver journal (no journal "
-                 "header); refusing to use or overwrite it", j->path);
-        return -1;
-    case JSCAN_VERSION:
-        snprintf(err, errlen, "%s is a journal of another version; this "
-                 "server reads version %d only", j->path, JREC_VERSION);
-        return -1;
-    case JSCAN_DAMAGED:
-        if (!truncate) {
-            snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
-                     "with records after it; %zu records before it are "
-                     "good. Start with --journal-truncate to keep those "
-                     "and drop everything from byte %zu on", j->path,
-                     r.bad_offset, r.cb_error ? "it contradicts the "
-                     "records before it" : "bad length, checksum or "
-                     "contents", r.records, r.bad_offset);
-            return -1;
-        }
-        log_msg(LOG_LEVEL_WARN, "journal %s: damaged record at byte %zu; "
-                "--journal-truncate: %zu bytes from there on dropped",
-                j->path, r.bad_offset, len - r.bad_offset);
-        break;
-    case JSCAN_TORN:
-        log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
-                "bytes of an unfinished last record) cut", j->path,
-                r.bad_offset, len - r.bad_offset);
-        break;
-    case JSCAN_CLEAN:
-        break;
-    }
-    log_msg(LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu ADD, "
-            "%zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
-            r.records, r.adds, r.deletes, people, r.good_end,
-            journal_fsync_name(j->fsync));
-    return (long long)r.good_end;
-}
-
-struct journal *journal_open(const char *path, enum journal_fsync fsync,
-                             int truncate, struct store *st,
-                             char *err, size_t errlen)
-{
-    struct journal *j = calloc(1, sizeof(*j));
-    unsigned char *img = NULL;
-    size_t len = 0;
-    int rc, fd;
-
-    if (!j || !(j->path = strdup(path))) {
-        snprintf(err, errlen, "out of memory");
-        goto err;
-    }
-    j->fd = -1;
-    j->fsync = fsync;
-    j->store = st;
-    hist_init(&j->fsync_ns);
-    fd = j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || (rc = read_all(fd, &img, &len))) {
-        snprintf(err, errlen, "cannot open %s: %s", path,
-                 strerror(fd < 0 ? errno : rc));
-        goto err;
-    }
-    if (len == 0) {             /* a new journal */
-        unsigned char h[JREC_HEADER_LEN];
-        jrec_header_write(h);
-        if ((rc = pwrite_all(fd, h, sizeof(h), 0)) ||
-            (fdatasync(fd) && (rc = errno))) {
-            snprintf(err, errlen, "cannot write %s: %s", path, strerror(rc));
-            goto err;
-        }
-        free(img);
-        if (!(img = malloc(sizeof(h)))) {
-            snprintf(err, errlen, "out of memory");
-            goto err;
-        }
-        memcpy(img, h, sizeof(h));
-        len = sizeof(h);
-        log_msg(LOG_LEVEL_INFO, "journal %s: new", path);
-    }
-    long long end = replay(j, img, len, truncate, err, errlen);
-    free(img);
-    img = NULL;
-    if (end < 0)
-        goto err;
-    if ((size_t)end < len && (ftruncate(fd, end) || fdatasync(fd))) {
-        snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
-                 strerror(errno));
-        goto err;
-    }
-    j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
-    rc = reserve(fd, j->reserved_end);
-    if (rc == EOPNOTSUPP || rc == ENOSYS) {
-        j->reserved_end = JOURNAL_NO_LIMIT;
-        log_msg(LOG_LEVEL_WARN, "journal %s: this file system cannot "
-                "reserve space ahead; a full disk will make the server "
-                "read-only instead of refusing writes", path);
-    } else if (rc) {
-        j->reserve_error = rc;
-        log_msg(LOG_LEVEL_WARN, "journal %s: cannot reserve space: %s; "
-                "writes are refused until there is room", path, strerror(rc));
-    } else {
-        j->reserved_end += JOURNAL_CHUNK;
-    }
-    for (int i = 0; i < 2; i++)
-        if (!(j->buf[i].data = malloc(JOURNAL_BUF))) {
-            snprintf(err, errlen, "out of memory");
-            goto err;
-        }
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_mutex_init(&j->lock, NULL);
-    pthread_cond_init(&j->work, &ca);
-    pthread_cond_init(&j->progress, NULL);
-    pthread_condattr_destroy(&ca);
-    rc = pthread_create(&j->flusher, NULL, flusher_main, j);
-    if (rc) {
-        snprintf(err, errlen, "cannot start the journal thread: %s",
-                 strerror(rc));
-        pthread_cond_destroy(&j->work);
-        pthread_cond_destroy(&j->progress);
-        pthread_mutex_destroy(&j->lock);
-        goto err;
-    }
-    st->journal = j;
-    return j;
-err:
-    free(img);
-    if (j) {
-        if (j->fd >= 0)
-            close(j->fd);
-        free(j->buf[0].data);
-        free(j->buf[1].data);
-        free(j->path);
-        free(j);
-    }
-    return NULL;
-}
-
-void journal_close(struct journal *j)
-{
-    if (!j)
-        return;
-    pthread_mutex_lock(&j->lock);
-    j->stopping = 1;
-    pthread_cond_signal(&j->work);
-    pthread_mutex_unlock(&j->lock);
-    pthread_join(j->flusher, NULL);
-    /* Give back the space reserved beyond the end. */
-    if (!j->broken && ftruncate(j->fd, (off_t)j->written_end) == 0)
-        fdatasync(j->fd);
-    close(j->fd);
-    j->store->journal = NULL;
-    log_msg(LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s", j->path,
-            (unsigned long long)j->written_end,
-            j->broken ? " (read-only after a failure)" : "");
-    pthread_cond_destroy(&j->work);
-    pthread_cond_destroy(&j->progress);
-    pthread_mutex_destroy(&j->lock);
-    free(j->buf[0].data);
-    free(j->buf[1].data);
-    free(j->path);
-    free(j);
 }

@@ -20,9 +20,13 @@ $(BENCH_PROGS): $(BIN)/bench-%: $(BUILD)/tools/bench-%.o $(BENCH_UTIL_OBJ) \
 # their own.
 $(BIN)/bench-log: $(BUILD)/tools/bench-logq.o $(BUILD)/tools/bench-dbuf.o
 
-# bench-limits: the clients' code, found with -Iclient.
-$(BUILD)/tools/bench-limits.o: CFLAGS_ALL += -Iclient
-$(BIN)/bench-limits: $(BUILD)/tools/bench-limits.o $(BENCH_UTIL_OBJ) \
+# bench-limits: main and options in bench-limits.o, each part in a file
+# of its own, their helpers in bench-limits-common.o (tools/bench-limits.h);
+# the clients' code, found with -Iclient.
+BENCH_LIMITS_OBJ := $(addprefix $(BUILD)/tools/bench-limits,.o -common.o \
+                    -fair.o -mem.o -term.o)
+$(BENCH_LIMITS_OBJ): CFLAGS_ALL += -Iclient
+$(BIN)/bench-limits: $(BENCH_LIMITS_OBJ) $(BENCH_UTIL_OBJ) \
                      $(BUILD)/client/findpid.o $(CLIENT_LIB) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(filter-out $(CLIENT_LIB) $(LIBCOMMON),$^) $(CLIENT_LIB) \

@@ -1,0 +1,285 @@
+/* journal_open.c -- opening the journal, replaying it into the store and
+ * recovering from a torn or damaged tail, then starting the flusher
+ * (journal.c); and closing it. The state is journal_int.h's struct
+ * journal; nothing here runs while the flusher does but journal_close,
+ * which stops it under j->lock before touching the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "hist.h"
+#include "journal.h"
+#include "journal_int.h"
+#include "journal_rec.h"
+#include "log.h"
+
+/* jrec_scan's callback: applies one record, not journaled again (the
+ * journal is attached only after the replay). A record that contradicts
+ * the store (an ADD of a present name, a DELETE of an absent one) means
+ * the file is not the history of this store: damage. */
+static int replay_one(enum store_op op, struct entry *rec, void *arg)
+{
+    struct store *st = arg;
+    struct store_mutation m = { .op = op };
+
+    if (op == STORE_ADD) {
+        if (!(m.entry = store_entry_new()))
+            return -ENOMEM;
+        memcpy(m.entry->first, rec->first, sizeof(rec->first));
+        memcpy(m.entry->last, rec->last, sizeof(rec->last));
+        memcpy(m.entry->ssn, rec->ssn, sizeof(rec->ssn));
+        m.entry->age = rec->age;
+    } else {
+        m.key.first = rec->first;
+        m.key.last = rec->last;
+    }
+    int rc = store_apply_locked(st, &m);
+    if (op == STORE_ADD && rc)
+        store_entry_free(m.entry);
+    if (op == STORE_DELETE && rc == 0)
+        store_entry_free(m.removed);
+    return rc;
+}
+
+static int read_all(int fd, unsigned char **out, size_t *len)
+{
+    struct stat sb;
+
+    if (fstat(fd, &sb))
+        return errno;
+    unsigned char *p = malloc((size_t)sb.st_size + 1);
+    if (!p)
+        return ENOMEM;
+    size_t got = 0;
+    while (got < (size_t)sb.st_size) {
+        ssize_t r = pread(fd, p + got, (size_t)sb.st_size - got, (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO;
+            free(p);
+            return e;
+        }
+        got += (size_t)r;
+    }
+    *out = p;
+    *len = got;
+    return 0;
+}
+
+/* Replays the image into st. Returns the offset where appending resumes,
+ * or -1 after writing why into err. */
+static long long replay(struct journal *j, const unsigned char *img,
+                        size_t len, int truncate, char *err, size_t errlen)
+{
+    struct jscan r;
+
+    store_lock(j->store);       /* the _locked functions assert it */
+    jrec_scan(img, len, replay_one, j->store, &r);
+    size_t people = store_count_locked(j->store);
+    store_unlock(j->store);
+
+    switch (r.status) {
+    case JSCAN_FOREIGN:
+        snprintf(err, errlen, "%s is not an ssnserver journal (no journal "
+                 "header); refusing to use or overwrite it", j->path);
+        return -1;
+    case JSCAN_VERSION:
+        snprintf(err, errlen, "%s is a journal of another version; this "
+                 "server reads version %d only", j->path, JREC_VERSION);
+        return -1;
+    case JSCAN_DAMAGED:
+        if (!truncate) {
+            snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
+                     "with records after it; %zu records before it are "
+                     "good. Start with --journal-truncate to keep those "
+                     "and drop everything from byte %zu on", j->path,
+                     r.bad_offset, r.cb_error ? "it contradicts the "
+                     "records before it" : "bad length, checksum or "
+                     "contents", r.records, r.bad_offset);
+            return -1;
+        }
+        log_msg(LOG_LEVEL_WARN, "journal %s: damaged record at byte %zu; "
+                "--journal-truncate: %zu bytes from there on dropped",
+                j->path, r.bad_offset, len - r.bad_offset);
+        break;
+    case JSCAN_TORN:
+        log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
+                "bytes of an unfinished last record) cut", j->path,
+                r.bad_offset, len - r.bad_offset);
+        break;
+    case JSCAN_CLEAN:
+        break;
+    }
+    log_msg(LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu ADD, "
+            "%zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
+            r.records, r.adds, r.deletes, people, r.good_end,
+            journal_fsync_name(j->fsync));
+    return (long long)r.good_end;
+}
+
+/* Opens (or creates) path as j's file and reads it whole into *img (the
+ * caller's to free), a new file given its header first. Returns 0, or -1
+ * after writing why into err. */
+static int open_image(struct journal *j, const char *path,
+                      unsigned char **img, size_t *len,
+                      char *err, size_t errlen)
+{
+    int rc, fd;
+
+    fd = j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || (rc = read_all(fd, img, len))) {
+        snprintf(err, errlen, "cannot open %s: %s", path,
+                 strerror(fd < 0 ? errno : rc));
+        return -1;
+    }
+    if (*len == 0) {            /* a new journal */
+        unsigned char h[JREC_HEADER_LEN];
+        jrec_header_write(h);
+        if ((rc = journal_pwrite_all(fd, h, sizeof(h), 0)) ||
+            (fdatasync(fd) && (rc = errno))) {
+            snprintf(err, errlen, "cannot write %s: %s", path, strerror(rc));
+            return -1;
+        }
+        free(*img);
+        if (!(*img = malloc(sizeof(h)))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        memcpy(*img, h, sizeof(h));
+        *len = sizeof(h);
+        log_msg(LOG_LEVEL_INFO, "journal %s: new", path);
+    }
+    return 0;
+}
+
+/* Appending resumes at end: the first chunk of space reserved there. A
+ * file system that cannot reserve, or a failure, is logged, not fatal. */
+static void reserve_first(struct journal *j, const char *path, long long end)
+{
+    int rc;
+
+    j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
+    rc = journal_reserve_chunk(j->fd, j->reserved_end);
+    if (rc == EOPNOTSUPP || rc == ENOSYS) {
+        j->reserved_end = JOURNAL_NO_LIMIT;
+        log_msg(LOG_LEVEL_WARN, "journal %s: this file system cannot "
+                "reserve space ahead; a full disk will make the server "
+                "read-only instead of refusing writes", path);
+    } else if (rc) {
+        j->reserve_error = rc;
+        log_msg(LOG_LEVEL_WARN, "journal %s: cannot reserve space: %s; "
+                "writes are refused until there is room", path, strerror(rc));
+    } else {
+        j->reserved_end += JOURNAL_CHUNK;
+    }
+}
+
+/* The two buffers, j->lock and its conditions, and the flusher thread.
+ * Returns 0, or -1 after writing why into err (the buffers, if any, are
+ * left for the caller to free). */
+static int start_flusher(struct journal *j, char *err, size_t errlen)
+{
+    int rc;
+
+    for (int i = 0; i < 2; i++)
+        if (!(j->buf[i].data = malloc(JOURNAL_BUF))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->work, &ca);
+    pthread_cond_init(&j->progress, NULL);
+    pthread_condattr_destroy(&ca);
+    rc = pthread_create(&j->flusher, NULL, journal_flusher_main, j);
+    if (rc) {
+        snprintf(err, errlen, "cannot start the journal thread: %s",
+                 strerror(rc));
+        pthread_cond_destroy(&j->work);
+        pthread_cond_destroy(&j->progress);
+        pthread_mutex_destroy(&j->lock);
+        return -1;
+    }
+    return 0;
+}
+
+struct journal *journal_open(const char *path, enum journal_fsync fsync,
+                             int truncate, struct store *st,
+                             char *err, size_t errlen)
+{
+    struct journal *j = calloc(1, sizeof(*j));
+    unsigned char *img = NULL;
+    size_t len = 0;
+
+    if (!j || !(j->path = strdup(path))) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
+    }
+    j->fd = -1;
+    j->fsync = fsync;
+    j->store = st;
+    hist_init(&j->fsync_ns);
+    if (open_image(j, path, &img, &len, err, errlen) < 0)
+        goto err;
+    long long end = replay(j, img, len, truncate, err, errlen);
+    free(img);
+    img = NULL;
+    if (end < 0)
+        goto err;
+    if ((size_t)end < len && (ftruncate(j->fd, end) || fdatasync(j->fd))) {
+        snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
+                 strerror(errno));
+        goto err;
+    }
+    reserve_first(j, path, end);
+    if (start_flusher(j, err, errlen) < 0)
+        goto err;
+    st->journal = j;
+    return j;
+err:
+    free(img);
+    if (j) {
+        if (j->fd >= 0)
+            close(j->fd);
+        free(j->buf[0].data);
+        free(j->buf[1].data);
+        free(j->path);
+        free(j);
+    }
+    return NULL;
+}
+
+void journal_close(struct journal *j)
+{
+    if (!j)
+        return;
+    pthread_mutex_lock(&j->lock);
+    j->stopping = 1;
+    pthread_cond_signal(&j->work);
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(j->flusher, NULL);
+    /* Give back the space reserved beyond the end. */
+    if (!j->broken && ftruncate(j->fd, (off_t)j->written_end) == 0)
+        fdatasync(j->fd);
+    close(j->fd);
+    j->store->journal = NULL;
+    log_msg(LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s", j->path,
+            (unsigned long long)j->written_end,
+            j->broken ? " (read-only after a failure)" : "");
+    pthread_cond_destroy(&j->work);
+    pthread_cond_destroy(&j->progress);
+    pthread_mutex_destroy(&j->lock);
+    free(j->buf[0].data);
+    free(j->buf[1].data);
+    free(j->path);
+    free(j);
+}
