@@ -126,17 +126,6 @@ static size_t ssn_build(enum bench_op op, uint64_t key, const char *password,
     return n > 0 && n < BENCH_REQ_MAX ? (size_t)n : 0;
 }
 
-static int line_is(const char *line, size_t len, const char *want)
-{
-    return strlen(want) == len && memcmp(line, want, len) == 0;
-}
-
-static int line_starts(const char *line, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && memcmp(line, prefix, n) == 0;
-}
-
 static int line_ends(const char *line, size_t len, const char *suffix)
 {
     size_t n = strlen(suffix);
@@ -150,7 +139,7 @@ static enum bench_kind ssn_error_kind(enum bench_op op, const char *line,
                                       size_t len)
 {
     if ((op == BOP_FIND || op == BOP_DELETE) &&
-        line_starts(line, len, PROTO_ERR_PREFIX "No "))
+        proto_line_starts(line, len, PROTO_ERR_PREFIX "No "))
         return BK_MISSING;
     if (op == BOP_ADD && line_ends(line, len, " already exists"))
         return BK_EXISTS;
@@ -164,7 +153,7 @@ static int ssn_is_record(uint64_t key, const char *line, size_t len)
     snprintf(name, sizeof(name), "L%" PRIu64 ", f%" PRIu64, key, key);
     int n = snprintf(want, sizeof(want), "%-30s -- %11s %4d", name, SSN_SSN,
                      SSN_AGE);
-    return n > 0 && line_is(line, len, want);
+    return n > 0 && proto_line_is(line, len, want);
 }
 
 static long ssn_parse(enum bench_op op, uint64_t key, const char *buf,
@@ -177,9 +166,9 @@ static long ssn_parse(enum bench_op op, uint64_t key, const char *buf,
         return took;
     r->text = buf;
     r->text_len = n;
-    r->is_error = line_starts(buf, n, PROTO_ERR_PREFIX);
+    r->is_error = proto_line_starts(buf, n, PROTO_ERR_PREFIX);
     if (r->is_error && op != BOP_AUTH &&
-        line_is(buf, n, PROTO_ERR_PREFIX "authentication required")) {
+        proto_line_is(buf, n, PROTO_ERR_PREFIX "authentication required")) {
         snprintf(err, errlen, "the server wants a password (--password-file)"
                  ": it answered 'Error: authentication required'");
         return -1;
@@ -188,7 +177,7 @@ static long ssn_parse(enum bench_op op, uint64_t key, const char *buf,
         r->kind = ssn_error_kind(op, buf, n);
     else if (op == BOP_FIND && ssn_is_record(key, buf, n))
         r->kind = BK_FOUND;
-    else if (op != BOP_FIND && line_is(buf, n, "OK"))
+    else if (op != BOP_FIND && proto_line_is(buf, n, "OK"))
         r->kind = op == BOP_DELETE ? BK_DELETED : BK_STORED;
     else
         return bench_unexpected(&bench_dialect_ssn, op, key, buf, n, err,

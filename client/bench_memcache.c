@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench.h"
+#include "proto.h"
 
 static size_t mc_build(enum bench_op op, uint64_t key, const char *password,
                        char *buf)
@@ -36,17 +37,6 @@ static size_t mc_build(enum bench_op op, uint64_t key, const char *password,
         break;                      /* none in the text protocol */
     }
     return n > 0 && n < BENCH_REQ_MAX ? (size_t)n : 0;
-}
-
-static int is(const char *line, size_t len, const char *want)
-{
-    return strlen(want) == len && memcmp(line, want, len) == 0;
-}
-
-static int starts(const char *line, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && memcmp(line, prefix, n) == 0;
 }
 
 /* "VALUE KEY FLAGS BYTES[ CAS]": 1 when it names key with BYTES ==
@@ -103,22 +93,22 @@ static long mc_parse(enum bench_op op, uint64_t key, const char *buf,
         return took;
     r->text = buf;
     r->text_len = n;
-    r->is_error = is(buf, n, "ERROR") || starts(buf, n, "CLIENT_ERROR ") ||
-                  starts(buf, n, "SERVER_ERROR ");
+    r->is_error = proto_line_is(buf, n, "ERROR") || proto_line_starts(buf, n, "CLIENT_ERROR ") ||
+                  proto_line_starts(buf, n, "SERVER_ERROR ");
     if (r->is_error) {
         r->kind = BK_ERROR;
         return took;
     }
-    if (op == BOP_ADD && (is(buf, n, "STORED") || is(buf, n, "NOT_STORED"))) {
+    if (op == BOP_ADD && (proto_line_is(buf, n, "STORED") || proto_line_is(buf, n, "NOT_STORED"))) {
         r->kind = buf[0] == 'S' ? BK_STORED : BK_EXISTS;
         return took;
     }
-    if (op == BOP_DELETE && (is(buf, n, "DELETED") ||
-                             is(buf, n, "NOT_FOUND"))) {
+    if (op == BOP_DELETE && (proto_line_is(buf, n, "DELETED") ||
+                             proto_line_is(buf, n, "NOT_FOUND"))) {
         r->kind = buf[0] == 'D' ? BK_DELETED : BK_MISSING;
         return took;
     }
-    if (op == BOP_FIND && is(buf, n, "END")) {
+    if (op == BOP_FIND && proto_line_is(buf, n, "END")) {
         r->kind = BK_MISSING;
         return took;
     }

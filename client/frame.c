@@ -33,18 +33,6 @@ int frame_is_print_tail(const char *line, size_t len)
            memcmp(line, ENTRY_PRINT_TAIL, PRINT_RULE_LEN) == 0;
 }
 
-static int starts_with(const char *line, size_t len, const char *prefix)
-{
-    size_t n = strlen(prefix);
-    return len >= n && memcmp(line, prefix, n) == 0;
-}
-
-/* 1 when the line is exactly the reply shape s (one of proto.h's). */
-static int line_is(const char *line, size_t len, const char *s)
-{
-    return len == strlen(s) && memcmp(line, s, len) == 0;
-}
-
 static int all_of(const char *s, size_t len, const char *set)
 {
     for (size_t i = 0; i < len; i++)
@@ -68,17 +56,17 @@ static int first_line_ok(int cmd, const char *line, size_t len)
     switch (cmd) {
     case PROTO_ADD:
     case PROTO_DELETE:
-        return line_is(line, len, PROTO_OK);
+        return proto_line_is(line, len, PROTO_OK);
     case PROTO_FIND:
         return print_line_ok(line, len);
     case PROTO_COUNT:
         return len > 0 && len <= 20 && all_of(line, len, "0123456789");
     case PROTO_CHECK:
-        return starts_with(line, len, PROTO_OK);
+        return proto_line_starts(line, len, PROTO_OK);
     case PROTO_DIGEST:
         return len == 64 && all_of(line, len, "0123456789abcdef");
     case PROTO_QUIT:
-        return line_is(line, len, PROTO_BYE);
+        return proto_line_is(line, len, PROTO_BYE);
     case PROTO_INVALID:
         return 0;               /* only an error reply fits */
     default:
@@ -92,7 +80,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
     switch (f->state) {
     case FRAME_IDLE:            /* a caller bug; treat as a one-line reply */
     case FRAME_FIRST:
-        if (starts_with(line, len, PROTO_ERR_PREFIX)) {
+        if (proto_line_starts(line, len, PROTO_ERR_PREFIX)) {
             f->error = 1;
             break;
         }
@@ -105,7 +93,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
             return 0;
         }
         if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP) {
-            if (line_is(line, len, PROTO_END))
+            if (proto_line_is(line, len, PROTO_END))
                 break;
             f->state = FRAME_LIST;
             return 0;
@@ -120,7 +108,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
             f->bad++;
         return 0;
     case FRAME_LIST:
-        if (line_is(line, len, PROTO_END))
+        if (proto_line_is(line, len, PROTO_END))
             break;
         return 0;
     }

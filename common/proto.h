@@ -6,6 +6,7 @@
 #define SSN_PROTO_H
 
 #include <stddef.h>
+#include <string.h>
 #include "entry.h"
 
 #define PROTO_MAX_LINE  1024    /* longest request, without its \r\n */
@@ -58,6 +59,21 @@ struct proto_req {
  * but nothing else changes. Returns req->cmd. */
 enum proto_cmd proto_parse(const char *line, size_t len,
                            struct proto_req *req, struct entry *e);
+
+/* Matching a reply line (len bytes, no '\n') against a shape: the line
+ * is exactly want, or starts with prefix. For clients checking replies. */
+static inline int proto_line_is(const char *line, size_t len,
+                                const char *want)
+{
+    return strlen(want) == len && memcmp(line, want, len) == 0;
+}
+
+static inline int proto_line_starts(const char *line, size_t len,
+                                    const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return len >= n && memcmp(line, prefix, n) == 0;
+}
 
 /* HELP's reply, ending with "END\n". */
 extern const char proto_help_text[];
