@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <sys/socket.h>
 #include <string.h>
+#include "listener.h"
+#include "lockmode.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
@@ -20,6 +22,17 @@ void conns_register(struct conn *c)
     atomic_fetch_add(&srv.connections_current, 1);
     atomic_fetch_add(&srv.connections_total, 1);
     pthread_mutex_unlock(&srv.conns_lock);
+}
+
+void conns_release(struct conn *c)
+{
+    struct store *st = &srv.store;
+
+    if (!atomic_load(&srv.stopping))
+        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
+    conns_unregister(c);
+    if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
+        listener_resume();
 }
 
 void conns_unregister(struct conn *c)

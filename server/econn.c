@@ -190,16 +190,9 @@ static void end_session(struct econn *c)
  * --max-clients has room) and the policy may admit the next one. */
 static void release(struct econn *c)
 {
-    struct store *st = &srv.store;
-
-    if (c->released)
-        return;
+    if (!c->released)
+        conns_release(&c->conn);
     c->released = 1;
-    if (!atomic_load(&srv.stopping))
-        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->conn.peer);
-    conns_unregister(&c->conn);
-    if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
-        listener_resume();
 }
 
 void econn_close(struct econn *c)

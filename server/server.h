@@ -96,6 +96,10 @@ long server_uptime(void);
  * connection; unregister uncounts it and wakes a waiting shutdown. */
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
+/* A connection's session is over: logs it (unless the server is
+ * stopping), unregisters it and tells the lock policy, which may let the
+ * listener accept again. Both drivers end a connection with it. */
+void conns_release(struct conn *c);
 /* Shuts the read side of every live connection so each session ends after
  * its current request. */
 void conns_stop_all(void);

@@ -101,19 +101,14 @@ static void linger_close(int fd)
 static void *session_thread(void *arg)
 {
     struct conn *c = arg;
-    struct store *st = c->session->store;
     int rc = threads_serve(c->session, c->fd);
     int linger = rc == THREADS_ENDED && !c->session->send_error;
 
     conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
-    if (!atomic_load(&srv.stopping))
-        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
     /* From here on the thread touches nothing shared: shutdown may finish
      * while it lingers. */
-    conns_unregister(c);
-    if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
-        listener_resume();
+    conns_release(c);
     if (linger)
         linger_close(c->fd);
     else
