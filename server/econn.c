@@ -17,9 +17,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "econn.h"
-#include "listener.h"
 #include "listing.h"
-#include "lockmode.h"
 #include "log.h"
 #include "session.h"
 #include "timeutil.h"

@@ -12,8 +12,6 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include "fdio.h"
-#include "listener.h"
-#include "lockmode.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
