@@ -40,6 +40,7 @@ enum proto_cmd {
     PROTO_STATS_RESET,          /* STATS RESET */
     PROTO_TREE,                 /* req->depth holds the depth */
     PROTO_AUTH,                 /* req->secret holds the password */
+    PROTO_COMPACT,              /* rewrite the journal as the live set */
     PROTO_HELP,
     PROTO_QUIT,                 /* DONE or QUIT */
 };

@@ -271,6 +271,37 @@ void cmd_auth(struct session *s, const char *secret, size_t len)
     OPENSSL_cleanse(hex, sizeof(hex));
 }
 
+/* COMPACT: the snapshot under the lock, then the wait for the new journal
+ * outside it (in coarse mode the session holds the lock anyway; the
+ * rewrite never needs it). */
+static void cmd_compact(struct session *s)
+{
+    struct journal *j = s->store->journal;
+    char why[128];
+    uint64_t gen = 0;
+
+    if (!j) {
+        reply_puts(s, "Error: no journal (start the server with "
+                   "--journal FILE)\n");
+        return;
+    }
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    int rc = journal_compact_start_locked(j, &gen);
+    cmd_store_leave(s, STORE_WRITE);
+
+    if (rc == -EROFS) {
+        journal_error(j, why, sizeof(why));
+        reply_printf(s, "Error: read-only: %s\n", why);
+    } else if (rc) {
+        reply_printf(s, "Error: compaction failed: %s\n", strerror(-rc));
+    } else if (journal_compact_wait(j, gen, why, sizeof(why))) {
+        reply_printf(s, "Error: compaction failed: %s\n", why);
+    } else {
+        reply_ok(s);
+    }
+}
+
 static void cmd_quit(struct session *s)
 {
     if (!s->quiet)
@@ -299,6 +330,7 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_STATS_RESET: cmd_stats_reset(s); break;
     case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
+    case PROTO_COMPACT: cmd_compact(s); break;
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:

@@ -81,7 +81,8 @@ static int sync_fd(struct journal *j, uint64_t *took)
 /* Why the flusher should run now; j->lock held. */
 static int work_due(const struct journal *j, uint64_t last_sync)
 {
-    if (j->buf[j->active].len || j->want_reserve || j->stopping)
+    if (j->buf[j->active].len || j->want_reserve || j->stopping ||
+        j->rw_state == JRW_READY)
         return 1;
     if (j->reserved_end != JOURNAL_NO_LIMIT && !j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
@@ -91,7 +92,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
            time_now_ns() - last_sync >= JOURNAL_SYNC_NS;
 }
 
-static void set_broken(struct journal *j, const char *what, int err)
+void journal_set_broken_locked(struct journal *j, const char *what, int err)
 {
     if (j->broken)
         return;
@@ -111,6 +112,8 @@ struct flush_round {
     int want_sync, stop, broken;
     int werr, serr, rerr;       /* errnos of the write, sync, reservation */
     uint64_t took;              /* the sync's duration, ns */
+    int sw;                     /* a compaction's switch (journal_compact.c) */
+    struct jswitch swc;
 };
 
 /* Sleeps until work_due; j->lock held. */
@@ -149,12 +152,22 @@ static void flush_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
+    if (j->rw_state == JRW_READY && !j->broken) {
+        f->sw = 1;              /* the buffer's records go to the new file */
+        f->do_reserve = 0;      /* the switch reserves there */
+        journal_switch_take_locked(j, &f->swc);
+    }
 }
 
 /* The write, sync and reservation of a round; no lock held. */
 static void flush_io(struct journal *j, struct flush_round *f,
                      uint64_t *last_sync)
 {
+    if (f->sw) {
+        journal_switch_io(j, &f->swc);
+        if (f->swc.renamed)
+            return;             /* the records are in the new journal */
+    }
     if (f->n && !f->broken)
         f->werr = journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
     if (f->want_sync && !f->werr) {
@@ -166,10 +179,15 @@ static void flush_io(struct journal *j, struct flush_round *f,
 }
 
 /* What a round achieved, made known: j->lock held. */
-static void flush_publish_locked(struct journal *j,
-                                 const struct flush_round *f)
+static void flush_publish_locked(struct journal *j, struct flush_round *f)
 {
     f->b->len = 0;
+    if (f->sw && f->swc.renamed) {
+        journal_switch_publish_locked(j, &f->swc);
+        goto published;
+    }
+    if (f->sw)                  /* failed: the old journal took the buffer */
+        journal_switch_publish_locked(j, &f->swc);
     if (f->n && !f->broken && !f->werr) {
         j->written_records += f->hi - j->written_seq;
         j->writes++;
@@ -177,9 +195,9 @@ static void flush_publish_locked(struct journal *j,
         j->written_end = f->off + f->n;
     }
     if (f->werr) {
-        set_broken(j, "journal write failed", f->werr);
+        journal_set_broken_locked(j, "journal write failed", f->werr);
     } else if (f->want_sync && f->serr) {
-        set_broken(j, "journal sync failed", f->serr);
+        journal_set_broken_locked(j, "journal sync failed", f->serr);
     } else if (f->want_sync) {
         j->synced_seq = j->written_seq;
         j->fsyncs++;
@@ -197,6 +215,7 @@ static void flush_publish_locked(struct journal *j,
             j->reserve_error = 0;
         }
     }
+published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     pthread_cond_broadcast(&j->progress);
@@ -274,13 +293,16 @@ uint64_t journal_append_locked(struct journal *j,
                                const struct store_mutation *m)
 {
     const struct entry *e = m->op == STORE_ADD ? m->entry : m->removed;
-    uint64_t seq;
+    size_t live = m->op == STORE_ADD ? 0 :
+                  jrec_add_len(strlen(e->first), strlen(e->last));
+    uint64_t seq, gen;
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
     int was_empty = b->len == 0;
     size_t n = jrec_encode(b->data + b->len, m->op, e->first, e->last,
                            e->age, e->ssn);
+    journal_compact_note_locked(j, b->data + b->len, n, m->op, live);
     b->len += n;
     j->accepted_end += n;
     seq = ++j->appended_seq;
@@ -289,7 +311,18 @@ uint64_t journal_append_locked(struct journal *j,
     if (was_empty)
         pthread_cond_signal(&j->work);  /* the flusher sleeps only when
                                            the active buffer is empty */
+    int due = j->compact_due;
+    j->compact_due = 0;
     pthread_mutex_unlock(&j->lock);
+
+    /* The journal passed twice the live size: the automatic rewrite. Its
+     * snapshot is taken here, under the store lock this caller holds. */
+    if (due) {
+        int rc = journal_compact_start_locked(j, &gen);
+        if (rc)
+            log_msg(LOG_LEVEL_WARN, "journal %s: cannot start a "
+                    "compaction: %s", j->path, strerror(-rc));
+    }
     return seq;
 }
 
@@ -322,6 +355,10 @@ void journal_figures(struct journal *j, struct journal_figures *f)
                                     (double)j->writes : 0.0;
     f->fsync_p99_us = hist_percentile(&j->fsync_ns, 99) / 1000;
     f->readonly = j->broken != 0;
+    f->size = j->written_end;
+    f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
+    f->compactions = j->compactions;
+    f->compacting = j->rw_state != JRW_IDLE;
     pthread_mutex_unlock(&j->lock);
 }
 

@@ -42,6 +42,10 @@ struct journal_figures {
     double group_size_avg;      /* records per write */
     uint64_t fsync_p99_us;
     int readonly;               /* a write or sync failed: no more writes */
+    uint64_t size;              /* the file's length, what is written */
+    uint64_t live_bytes;        /* what a compaction would leave */
+    uint64_t compactions;       /* finished since start-up */
+    int compacting;             /* one is under way */
 };
 
 /* Opens (or creates) path, replays it into st (which must be empty, with
@@ -67,6 +71,21 @@ void journal_close(struct journal *j);
 int journal_reserve_locked(struct journal *j);
 uint64_t journal_append_locked(struct journal *j,
                                const struct store_mutation *m);
+
+/* Compaction (journal_compact.c, docs/DURABILITY.md): the journal
+ * rewritten as one ADD per live person, the sessions stopped only for the
+ * snapshot. start: takes the snapshot of j's store, whose lock the caller
+ * holds, and starts the rewrite; when one runs already, that one is the
+ * one to wait for. Sets *gen; returns 0, -EROFS or -ENOMEM. wait: blocks,
+ * no lock held, until compaction gen has ended; 0 when the new journal is
+ * in place, else -errno with why it failed in why. */
+int journal_compact_start_locked(struct journal *j, uint64_t *gen);
+int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
+                         size_t len);
+
+/* The automatic compaction runs when the journal passes bytes and twice
+ * its live size; 0 turns it off. Before the server listens. */
+void journal_set_compact_min(struct journal *j, uint64_t bytes);
 
 /* Blocks until record seq is durable under the policy. Returns 0, or -EIO
  * when it never will be (a write or sync failed: the server is read-only

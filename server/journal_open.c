@@ -83,6 +83,7 @@ static long long replay(struct journal *j, const unsigned char *img,
     store_lock(j->store);       /* the _locked functions assert it */
     jrec_scan(img, len, replay_one, j->store, &r);
     size_t people = store_count_locked(j->store);
+    j->live_bytes = journal_live_bytes_locked(j->store);
     store_unlock(j->store);
 
     switch (r.status) {
@@ -122,6 +123,21 @@ static long long replay(struct journal *j, const unsigned char *img,
             r.records, r.adds, r.deletes, people, r.good_end,
             journal_fsync_name(j->fsync));
     return (long long)r.good_end;
+}
+
+/* SSN_TEST_COMPACT_CRASH: where a test makes a compaction crash. */
+static enum jcrash crash_point_from_env(void)
+{
+    static const char *const names[] = {
+        [JCRASH_SNAPSHOT] = "snapshot", [JCRASH_WRITTEN] = "written",
+        [JCRASH_RENAMED] = "renamed", [JCRASH_SWITCHED] = "switched",
+    };
+    const char *v = getenv("SSN_TEST_COMPACT_CRASH");
+
+    for (int i = JCRASH_SNAPSHOT; v && i <= JCRASH_SWITCHED; i++)
+        if (strcmp(v, names[i]) == 0)
+            return (enum jcrash)i;
+    return JCRASH_NONE;
 }
 
 /* Opens (or creates) path as j's file and reads it whole into *img (the
@@ -227,7 +243,14 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->fd = -1;
     j->fsync = fsync;
     j->store = st;
+    j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
+    j->crash_at = crash_point_from_env();
     hist_init(&j->fsync_ns);
+    if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
+    }
+    strcpy(stpcpy(j->rw_path, path), JOURNAL_COMPACT_SUFFIX);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -240,6 +263,10 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                  strerror(errno));
         goto err;
     }
+    if (unlink(j->rw_path) == 0)
+        log_msg(LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                "compaction that did not finish; the journal itself is "
+                "whole", path, j->rw_path);
     reserve_first(j, path, end);
     if (start_flusher(j, err, errlen) < 0)
         goto err;
@@ -252,16 +279,40 @@ err:
             close(j->fd);
         free(j->buf[0].data);
         free(j->buf[1].data);
+        free(j->rw_path);
         free(j->path);
         free(j);
     }
     return NULL;
 }
 
+void journal_set_compact_min(struct journal *j, uint64_t bytes)
+{
+    pthread_mutex_lock(&j->lock);
+    j->compact_min = j->compact_next = bytes;
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* A compaction under way is abandoned (before its switch) or finished
+ * (after); either way the journal is whole. The flusher still runs. */
+static void stop_compaction(struct journal *j)
+{
+    pthread_mutex_lock(&j->lock);
+    j->rw_abort = 1;
+    while (j->rw_state != JRW_IDLE)
+        pthread_cond_wait(&j->progress, &j->lock);
+    int joinable = j->rw_joinable;
+    j->rw_joinable = 0;
+    pthread_mutex_unlock(&j->lock);
+    if (joinable)
+        pthread_join(j->rw_thread, NULL);
+}
+
 void journal_close(struct journal *j)
 {
     if (!j)
         return;
+    stop_compaction(j);
     pthread_mutex_lock(&j->lock);
     j->stopping = 1;
     pthread_cond_signal(&j->work);
@@ -280,6 +331,8 @@ void journal_close(struct journal *j)
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);
+    free(j->rw_buf.data);
+    free(j->rw_path);
     free(j->path);
     free(j);
 }

@@ -68,6 +68,12 @@ size_t jrec_encode(void *buf, enum store_op op, const char *first,
     return JREC_FRAME_LEN + n;
 }
 
+size_t jrec_add_len(size_t first_len, size_t last_len)
+{
+    return JREC_FRAME_LEN + 1 + 1 + first_len + 1 + last_len + 1 +
+           ENTRY_SSN_LEN;
+}
+
 /* One name out of the payload; NULL when it does not fit or is invalid. */
 static const unsigned char *get_name(const unsigned char *p,
                                      const unsigned char *end, char *name)

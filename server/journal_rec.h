@@ -40,6 +40,9 @@ int jrec_header_check(const void *buf, size_t len);
 size_t jrec_encode(void *buf, enum store_op op, const char *first,
                    const char *last, int age, const char *ssn);
 
+/* The length of the ADD record of names this long. */
+size_t jrec_add_len(size_t first_len, size_t last_len);
+
 /* Decodes the record at the start of buf (avail bytes there) into *op and
  * e's names, age and SSN. Returns its whole length; 0 when avail is too
  * short to hold it (its frame or its payload is cut); -EBADMSG when the

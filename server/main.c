@@ -124,12 +124,15 @@ static int journal_start(void)
 
     if (!srv.opt.journal)
         return 0;
-    if (!journal_open(srv.opt.journal, (enum journal_fsync)srv.opt.fsync,
-                      srv.opt.journal_truncate, &srv.store, err,
-                      sizeof(err))) {
+    struct journal *j = journal_open(srv.opt.journal,
+                                     (enum journal_fsync)srv.opt.fsync,
+                                     srv.opt.journal_truncate, &srv.store,
+                                     err, sizeof(err));
+    if (!j) {
         fprintf(stderr, "ssnserver: --journal: %s\n", err);
         return -1;
     }
+    journal_set_compact_min(j, srv.opt.journal_compact_min);
     return 0;
 }
 

@@ -89,12 +89,18 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "journal_fsyncs %llu\n"
         "journal_group_size_avg %.2f\n"
         "journal_fsync_us_p99 %llu\n"
-        "journal_readonly %d\n",
+        "journal_readonly %d\n"
+        "journal_size %llu\n"
+        "journal_live_bytes %llu\n"
+        "journal_compactions %llu\n"
+        "journal_compacting %d\n",
         st->journal ? "on" : "off",
         st->journal ? journal_fsync_name(jf.fsync) : "-",
         (unsigned long long)jf.records, (unsigned long long)jf.bytes,
         (unsigned long long)jf.fsyncs, jf.group_size_avg,
-        (unsigned long long)jf.fsync_p99_us, jf.readonly);
+        (unsigned long long)jf.fsync_p99_us, jf.readonly,
+        (unsigned long long)jf.size, (unsigned long long)jf.live_bytes,
+        (unsigned long long)jf.compactions, jf.compacting);
     if (k < 0 || (size_t)k >= cap - (size_t)n)
         return 0;
     n += k;

@@ -413,6 +413,111 @@ START_TEST(test_journal_damage_refused_then_truncated)
 }
 END_TEST
 
+/* ---- compaction ------------------------------------------------------------ */
+
+/* COMPACT as commands.c runs it: the snapshot under the store lock, the
+ * wait outside it. */
+static int compact(struct store *st, char *why, size_t len)
+{
+    uint64_t gen = 0;
+
+    store_lock(st);
+    int rc = journal_compact_start_locked(st->journal, &gen);
+    store_unlock(st);
+    return rc ? rc : journal_compact_wait(st->journal, gen, why, len);
+}
+
+static void add_and_delete(struct store *st, int adds, int deletes)
+{
+    char first[16];
+
+    for (int i = 0; i < adds; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_ADD, first, "Compact"), 0);
+    }
+    for (int i = 0; i < deletes; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_DELETE, first, "Compact"), 0);
+    }
+}
+
+/* The journal becomes one ADD per live person, the file exactly the live
+ * size; appends go on into the new file, and a reopen finds them all. */
+START_TEST(test_journal_compact_live_set)
+{
+    struct store st;
+    char err[512], why[128];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 50, 40);
+    off_t before = file_size();
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 1);
+    ck_assert_int_eq(f.compacting, 0);
+    ck_assert_uint_eq(f.size, f.live_bytes);
+    /* 10 records of "p4x Compact": 23 + 3 + 7 bytes each, and the header */
+    ck_assert_uint_eq(f.size, JREC_HEADER_LEN + 10 * (23 + 3 + 7));
+    ck_assert_int_eq(file_size(), (off_t)f.size);
+    ck_assert_int_lt(file_size(), before);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_DELETE, "p45", "Compact"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 10);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "p45", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), -EEXIST);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
+static int sync_fails(int fd);
+
+/* A compaction whose new file cannot be synced: it fails with the reason,
+ * leaves no file behind, and the old journal stays the journal, writable
+ * (--fsync no: only the compaction syncs). */
+START_TEST(test_journal_compact_failure_keeps_old)
+{
+    struct store st;
+    char err[512], why[128], leftover[80];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 30, 20);
+    journal_sync_fn = sync_fails;
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), -EIO);
+    journal_sync_fn = fdatasync;
+    ck_assert_str_eq(why, "cannot sync the new file: Input/output error");
+    snprintf(leftover, sizeof(leftover), "%s.compact", path);
+    ck_assert_int_ne(access(leftover, F_OK), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 0);
+    ck_assert_int_eq(f.readonly, 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Failure"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 11);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
 /* ---- faults ---------------------------------------------------------------- */
 
 static int sync_fails(int fd)
@@ -477,6 +582,8 @@ static Suite *journal_suite(void)
     tcase_add_test(file, test_journal_refuses_foreign_file);
     tcase_add_test(file, test_journal_torn_tail_cut);
     tcase_add_test(file, test_journal_damage_refused_then_truncated);
+    tcase_add_test(file, test_journal_compact_live_set);
+    tcase_add_test(file, test_journal_compact_failure_keeps_old);
     suite_add_tcase(s, file);
     TCase *faults = tcase_create("faults");
     tcase_add_checked_fixture(faults, file_setup, file_teardown);
