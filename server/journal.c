@@ -178,6 +178,34 @@ static void flush_io(struct journal *j, struct flush_round *f,
         f->rerr = journal_reserve_chunk(j->fd, f->res_from);
 }
 
+static void unqueue_locked(struct journal *j, struct journal_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        j->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    w->queued = 0;
+}
+
+/* The event loops' connections whose records are now durable, or never
+ * will be; j->lock held. */
+static void notify_waiters_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+    struct journal_waiter *w = j->waiters, *next;
+
+    for (; w; w = next) {
+        next = w->next;
+        if (w->seq <= durable || j->broken) {
+            unqueue_locked(j, w);
+            w->notify(w->arg);
+        }
+    }
+}
+
 /* What a round achieved, made known: j->lock held. */
 static void flush_publish_locked(struct journal *j, struct flush_round *f)
 {
@@ -219,6 +247,7 @@ published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     pthread_cond_broadcast(&j->progress);
+    notify_waiters_locked(j);
 }
 
 void *journal_flusher_main(void *arg)
@@ -340,6 +369,36 @@ int journal_wait(struct journal *j, uint64_t seq)
     rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
     pthread_mutex_unlock(&j->lock);
     return rc;
+}
+
+int journal_wait_async(struct journal *j, struct journal_waiter *w,
+                       uint64_t seq)
+{
+    int rc = 0;
+
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        w->seq = seq;
+        w->prev = NULL;
+        w->next = j->waiters;
+        if (j->waiters)
+            j->waiters->prev = w;
+        j->waiters = w;
+        w->queued = 1;
+        rc = -EAGAIN;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
+{
+    pthread_mutex_lock(&j->lock);
+    if (w->queued)
+        unqueue_locked(j, w);
+    pthread_mutex_unlock(&j->lock);
 }
 
 /* ---- figures ------------------------------------------------------------ */

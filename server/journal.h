@@ -92,6 +92,24 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes);
  * and the caller must not acknowledge it). */
 int journal_wait(struct journal *j, uint64_t seq);
 
+/* A wait that does not block, for an event loop: journal_wait_async
+ * returns 0 when record seq is durable already (or never will be: the
+ * session's blocking wait then returns at once), else queues w and returns
+ * -EAGAIN; when seq becomes durable, or the journal fails, the flusher
+ * unqueues w and calls w->notify(w->arg) with j->lock held, so notify
+ * must only wake the loop. journal_wait_cancel unqueues w if it still is
+ * (a connection that closes while it waits). */
+struct journal_waiter {
+    uint64_t seq;
+    void (*notify)(void *arg);
+    void *arg;
+    struct journal_waiter *prev, *next;
+    int queued;
+};
+int journal_wait_async(struct journal *j, struct journal_waiter *w,
+                       uint64_t seq);
+void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
+
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns
  * -1 and sets errno). Set only before journal_open. */
 extern int (*journal_sync_fn)(int fd);

@@ -77,6 +77,7 @@ struct journal {
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
     int stopping;
+    struct journal_waiter *waiters; /* journal_wait_async's, unordered */
 
     uint64_t records, bytes, fsyncs, writes, written_records;
     struct hist fsync_ns;

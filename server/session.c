@@ -311,6 +311,13 @@ int session_durable(struct session *s)
     return rc;
 }
 
+int session_durable_async(struct session *s, struct journal_waiter *w)
+{
+    if (!s->journal_seq || !s->out.len)
+        return 0;
+    return journal_wait_async(s->store->journal, w, s->journal_seq);
+}
+
 /* A reply that acknowledges a mutation leaves only once the mutation is
  * durable; when it cannot become durable, no reply of the batch leaves
  * (the client must not believe it) and the connection ends. */

@@ -24,6 +24,8 @@
 #include "outbuf.h"
 #include "telnet.h"
 
+struct journal_waiter;
+
 struct store;
 struct store_waiter;
 
@@ -130,6 +132,11 @@ int session_flush(struct session *s);
  * without a journal, at the cost of one branch), or -EIO when they never
  * will be: then the replies must not leave, and the session ends. */
 int session_durable(struct session *s);
+
+/* session_durable for an event loop: 0 when the replies may leave now
+ * (session_flush will not block), or -EAGAIN when w is queued with the
+ * journal and w->notify will tell when (journal_wait_async). */
+int session_durable_async(struct session *s, struct journal_waiter *w);
 
 /* Names the client in the log ("[addr]:port"; "stdin" by default). */
 void session_set_peer(struct session *s, const char *peer);
