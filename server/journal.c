@@ -274,13 +274,15 @@ uint64_t journal_append_locked(struct journal *j,
                                const struct store_mutation *m)
 {
     const struct entry *e = m->op == STORE_ADD ? m->entry : m->removed;
+    char ssn[ENTRY_SSN_LEN + 1];
     uint64_t seq;
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
     int was_empty = b->len == 0;
-    size_t n = jrec_encode(b->data + b->len, m->op, e->first, e->last,
-                           e->age, e->ssn);
+    size_t n = jrec_encode(b->data + b->len, m->op, entry_first(e),
+                           entry_last(e), entry_age(e),
+                           entry_ssn_text(e, ssn));
     b->len += n;
     j->accepted_end += n;
     seq = ++j->appended_seq;

@@ -42,7 +42,7 @@ static void check_error(const struct proto_req *req)
     }
 }
 
-/* A NUL-terminated name field of struct entry. */
+/* A NUL-terminated name field of struct person. */
 static void check_name(const char *name, size_t cap)
 {
     size_t n = strnlen(name, cap);
@@ -50,7 +50,7 @@ static void check_name(const char *name, size_t cap)
     FUZZ_CHECK(entry_name_ok(name, n), "parsed name passes entry_name_ok");
 }
 
-static void check_entry(enum proto_cmd cmd, const struct entry *e)
+static void check_entry(enum proto_cmd cmd, const struct person *e)
 {
     if (cmd != PROTO_ADD && cmd != PROTO_DELETE && cmd != PROTO_FIND)
         return;
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *line = (const char *)data;
     struct proto_req req, again;
-    struct entry e, e2;
+    struct person e, e2;
 
     memset(&req, 0, sizeof(req));
     memset(&e, 0, sizeof(e));
