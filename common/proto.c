@@ -133,7 +133,7 @@ static enum proto_cmd parse_optional(struct proto_req *req, enum proto_cmd cmd,
 }
 
 enum proto_cmd proto_parse(const char *line, size_t len,
-                           struct proto_req *req, struct entry *e)
+                           struct proto_req *req, struct person *e)
 {
     struct token tok[MAX_TOKENS];
     int n = split(line, len, tok);

@@ -60,32 +60,35 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req.last, .first = s->req.first };
 }
 
+/* ADD's one allocation: the entry, sized to its names, made from the
+ * parsed request before entering the store and freed after leaving it when
+ * the store refuses it (a duplicate, or the journal). */
 static void cmd_add(struct session *s)
 {
-    if (!s->spare && !(s->spare = store_entry_new())) {
+    struct entry *e = entry_from_person(&s->req);
+    if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;
     }
-    struct entry *e = s->spare;
-    memcpy(e->first, s->req.first, sizeof(e->first));
-    memcpy(e->last, s->req.last, sizeof(e->last));
-    memcpy(e->ssn, s->req.ssn, sizeof(e->ssn));
-    e->age = s->req.age;
 
     struct store_mutation m = { .op = STORE_ADD, .entry = e };
-    if (cmd_store_enter(s, STORE_WRITE))
+    if (cmd_store_enter(s, STORE_WRITE)) {
+        entry_free(e);
         return;
+    }
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
 
     if (rc == 0) {
-        s->spare = store_entry_new();   /* outside the lock */
         if (m.seq)
             s->journal_seq = m.seq;     /* the reply waits for it */
         reply_ok(s);
-    } else if (!journal_refused(s, rc)) {
-        reply_printf(s, "Error: %s %s already exists\n", e->first, e->last);
+        return;
     }
+    entry_free(e);                      /* refused: still ours */
+    if (!journal_refused(s, rc))
+        reply_printf(s, "Error: %s %s already exists\n", s->req.first,
+                     s->req.last);
 }
 
 static void cmd_delete(struct session *s)
@@ -97,7 +100,7 @@ static void cmd_delete(struct session *s)
     cmd_store_leave(s, STORE_WRITE);
 
     if (rc == 0) {
-        store_entry_free(m.removed);    /* outside the lock */
+        entry_free(m.removed);          /* outside the lock */
         if (m.seq)
             s->journal_seq = m.seq;
         reply_ok(s);

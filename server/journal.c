@@ -323,14 +323,16 @@ uint64_t journal_append_locked(struct journal *j,
 {
     const struct entry *e = m->op == STORE_ADD ? m->entry : m->removed;
     size_t live = m->op == STORE_ADD ? 0 :
-                  jrec_add_len(strlen(e->first), strlen(e->last));
+                  jrec_add_len(strlen(entry_first(e)), strlen(entry_last(e)));
+    char ssn[ENTRY_SSN_LEN + 1];
     uint64_t seq, gen;
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
     int was_empty = b->len == 0;
-    size_t n = jrec_encode(b->data + b->len, m->op, e->first, e->last,
-                           e->age, e->ssn);
+    size_t n = jrec_encode(b->data + b->len, m->op, entry_first(e),
+                           entry_last(e), entry_age(e),
+                           entry_ssn_text(e, ssn));
     journal_compact_note_locked(j, b->data + b->len, n, m->op, live);
     b->len += n;
     j->accepted_end += n;

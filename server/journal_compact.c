@@ -50,14 +50,17 @@ struct snap_walk {
 static int snap_one(const struct entry *e, void *arg)
 {
     struct snap_walk *w = arg;
-    w->len += jrec_encode(w->p + w->len, STORE_ADD, e->first, e->last,
-                          e->age, e->ssn);
+    char ssn[ENTRY_SSN_LEN + 1];
+
+    w->len += jrec_encode(w->p + w->len, STORE_ADD, entry_first(e),
+                          entry_last(e), entry_age(e), entry_ssn_text(e, ssn));
     return 0;
 }
 
 static int live_one(const struct entry *e, void *arg)
 {
-    *(uint64_t *)arg += jrec_add_len(strlen(e->first), strlen(e->last));
+    *(uint64_t *)arg += jrec_add_len(strlen(entry_first(e)),
+                                     strlen(entry_last(e)));
     return 0;
 }
 

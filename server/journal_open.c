@@ -23,27 +23,23 @@
  * journal is attached only after the replay). A record that contradicts
  * the store (an ADD of a present name, a DELETE of an absent one) means
  * the file is not the history of this store: damage. */
-static int replay_one(enum store_op op, struct entry *rec, void *arg)
+static int replay_one(enum store_op op, const struct person *rec, void *arg)
 {
     struct store *st = arg;
     struct store_mutation m = { .op = op };
 
     if (op == STORE_ADD) {
-        if (!(m.entry = store_entry_new()))
+        if (!(m.entry = entry_from_person(rec)))    /* jrec_decode checked */
             return -ENOMEM;
-        memcpy(m.entry->first, rec->first, sizeof(rec->first));
-        memcpy(m.entry->last, rec->last, sizeof(rec->last));
-        memcpy(m.entry->ssn, rec->ssn, sizeof(rec->ssn));
-        m.entry->age = rec->age;
     } else {
         m.key.first = rec->first;
         m.key.last = rec->last;
     }
     int rc = store_apply_locked(st, &m);
     if (op == STORE_ADD && rc)
-        store_entry_free(m.entry);
+        entry_free(m.entry);
     if (op == STORE_DELETE && rc == 0)
-        store_entry_free(m.removed);
+        entry_free(m.removed);
     return rc;
 }
 

@@ -40,7 +40,6 @@ struct session *session_new(struct store *st, const struct session_io *io,
     s->digest = digest_new();
     if (!s->digest)
         goto err;
-    s->spare = store_entry_new();   /* may fail: retried at the next ADD */
     return s;
 err:
     ob_destroy(&s->out);
@@ -52,7 +51,6 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
-    store_entry_free(s->spare);
     digest_free(s->digest);
     /* Requests and replies held SSNs and passwords: wipe before freeing. */
     OPENSSL_cleanse(s->in.buf, sizeof(s->in.buf));

@@ -68,8 +68,7 @@ struct session {
     int send_error;             /* the -errno of the send that failed (the
                                    session ended), else 0 */
     struct digest *digest;      /* this session's own SHA-256 context */
-    struct entry *spare;        /* made outside the lock, for the next ADD */
-    struct entry req;           /* the current request's fields */
+    struct person req;          /* the current request's fields */
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */

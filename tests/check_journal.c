@@ -47,11 +47,11 @@ static void make_image(struct image *im)
 struct seen {
     int n;
     enum store_op op[8];
-    struct entry e[8];
+    struct person e[8];
     int refuse_at;              /* the callback refuses this record (1-based) */
 };
 
-static int collect(enum store_op op, struct entry *e, void *arg)
+static int collect(enum store_op op, const struct person *e, void *arg)
 {
     struct seen *s = arg;
 
@@ -92,7 +92,7 @@ START_TEST(test_journal_record_longest)
     char name[ENTRY_NAME_MAX + 1];
     unsigned char buf[JREC_MAX];
     enum store_op op;
-    struct entry e;
+    struct person e;
     size_t claimed;
 
     memset(name, 'x', ENTRY_NAME_MAX);
@@ -279,11 +279,9 @@ static int apply(struct store *st, enum store_op op, const char *first,
     struct store_mutation m = { .op = op };
 
     if (op == STORE_ADD) {
-        m.entry = store_entry_new();
-        snprintf(m.entry->first, sizeof(m.entry->first), "%s", first);
-        snprintf(m.entry->last, sizeof(m.entry->last), "%s", last);
-        snprintf(m.entry->ssn, sizeof(m.entry->ssn), "123-45-6789");
-        m.entry->age = 33;
+        m.entry = entry_new(last, strlen(last), first, strlen(first),
+                            entry_ssn_pack("123-45-6789"), 33);
+        ck_assert_ptr_nonnull(m.entry);
     } else {
         m.key.first = first;
         m.key.last = last;
@@ -296,9 +294,9 @@ static int apply(struct store *st, enum store_op op, const char *first,
     if (rc == 0 && st->journal)
         ck_assert_int_eq(journal_wait(st->journal, m.seq), 0);
     if (op == STORE_ADD && rc)
-        store_entry_free(m.entry);
+        entry_free(m.entry);
     if (op == STORE_DELETE && rc == 0)
-        store_entry_free(m.removed);
+        entry_free(m.removed);
     return rc;
 }
 
