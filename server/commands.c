@@ -2,9 +2,12 @@
  *
  * Each touches the store only between cmd_store_enter and cmd_store_leave,
  * the lock policy's op hooks, and keeps that stretch short: nothing is
- * allocated, freed, formatted at length or written to the client inside it.
- * PRINT is the exception the policy chooses (print.c). The reply is built
- * after leaving, from what was copied out inside.
+ * formatted at length or written to the client inside it, and outside a
+ * batch nothing is allocated or freed there either. PRINT is the exception
+ * the policy chooses (print.c). The reply is built after leaving, from
+ * what was copied out inside. A batch (session_set_batch, the event
+ * driver's) keeps one hold across a run of simple requests; cmd_batch_end
+ * ends it before anything else.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,15 +23,41 @@
 
 int cmd_store_enter(struct session *s, enum store_access how)
 {
+    if (s->batch_held)
+        return 0;               /* kept from the request before */
+    s->batch_left = s->batch_max;
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
     return rc;
 }
 
+/* A batchable request with more bytes buffered keeps the lock for the
+ * next one (cmd_run ends the batch when that one is not batchable). */
 void cmd_store_leave(struct session *s, enum store_access how)
 {
+    if (s->batch_ok && s->batch_left > 0 && lr_pending(&s->in)) {
+        s->batch_left--;
+        s->batch_held = 1;
+        return;
+    }
+    s->batch_held = 0;
     s->store->policy->op_leave(s->store, how);
+}
+
+void cmd_batch_end(struct session *s)
+{
+    if (!s->batch_held)
+        return;
+    s->batch_held = 0;
+    s->store->policy->op_leave(s->store, STORE_WRITE);
+}
+
+/* The requests one store-lock hold may cover: short, no I/O, no wait. */
+static int batchable(enum proto_cmd cmd)
+{
+    return cmd == PROTO_ADD || cmd == PROTO_DELETE || cmd == PROTO_FIND ||
+           cmd == PROTO_COUNT;
 }
 
 static void reply_ok(struct session *s)
@@ -314,6 +343,9 @@ static void cmd_quit(struct session *s)
 
 void cmd_run(struct session *s, enum proto_cmd cmd)
 {
+    s->batch_ok = batchable(cmd);
+    if (!s->batch_ok)
+        cmd_batch_end(s);
     switch (cmd) {
     case PROTO_ADD:    cmd_add(s);    break;
     case PROTO_DELETE: cmd_delete(s); break;

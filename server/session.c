@@ -258,14 +258,17 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         } else {
             handle(s, line, len);
         }
-        if (s->out.len >= high_water(s))
+        if (s->out.len >= high_water(s)) {
+            cmd_batch_end(s);           /* no I/O under the store lock */
             session_flush(s);
+        }
         if (until && time_now_ns() >= until) {
             if (more)
                 *more = !s->ending;     /* there may be more lines */
             break;
         }
     }
+    cmd_batch_end(s);
     atomic_fetch_add(&srv.commands_total, s->commands);
     s->commands = 0;
     return s->ending;
@@ -338,6 +341,11 @@ int session_flush(struct session *s)
 void session_set_peer(struct session *s, const char *peer)
 {
     snprintf(s->peer, sizeof(s->peer), "%s", peer);
+}
+
+void session_set_batch(struct session *s, int n)
+{
+    s->batch_max = n;
 }
 
 void session_set_output_limit(struct session *s, size_t limit)
