@@ -38,6 +38,8 @@
 #define BATCH_DEADLINE_MS   5000    /* one batch's clients all gone by then */
 #define HOLD_DEADLINE_MS    20000   /* hold: every reply in by then */
 #define STALL_RCVBUF        4096    /* stall: the smallest window we can ask */
+#define PV_RCVBUF           16384   /* print-vanish: a small window */
+#define PV_PRINTS           4       /* print-vanish: PRINTs each client sends */
 #define SSN_TEST            "123-45-6789"   /* the script's people() */
 
 static int port;
@@ -247,14 +249,17 @@ static void vanish_one(struct vclient *v)
     }
 }
 
-/* print-vanish, by variant (i mod 6):
- *   0  PRINT, then close at once
- *   1  three PRINTs pipelined, then a reset at once
- *   2  PRINT, wait for the first byte, close without reading (unread data:
- *      the kernel resets)
- *   3  PRINT, read 100 bytes, close
- *   4  PRINT, read 64 KiB, reset
- *   5  PRINT, read 1 byte, shutdown(SHUT_WR), read 32 KiB more, close */
+/* print-vanish: each client offers a small window (PV_RCVBUF) and sends
+ * PV_PRINTS PRINTs at once, more than the server's socket buffer takes
+ * (it grows to a few MB on loopback), so the server is still sending, or
+ * has PRINT queued (outq.c), when the client goes. By variant (i mod 6):
+ *   0  PRINTs, then close at once
+ *   1  PRINTs, then a reset at once
+ *   2  PRINTs, wait for the first byte, close without reading (unread
+ *      data: the kernel resets)
+ *   3  PRINTs, read 100 bytes, close (a reset too)
+ *   4  PRINTs, read 64 KiB, reset
+ *   5  PRINTs, read 1 byte, shutdown(SHUT_WR), read 32 KiB more, close */
 static void print_step(struct vclient *v, ssize_t r)
 {
     (void)r;
@@ -286,7 +291,8 @@ static void pvanish_one(struct vclient *v)
 {
     static const size_t want[] = { 0, 0, 0, 100, 65536, 1 };
 
-    send_str(v->fd, v->how == 1 ? "PRINT\nPRINT\nPRINT\n" : "PRINT\n");
+    for (int i = 0; i < PV_PRINTS; i++)
+        send_str(v->fd, "PRINT\n");
     v->want = want[v->how];
     if (v->how == 0)
         go(v, 0);
@@ -305,7 +311,7 @@ static void run_vanish(long n, int print)
             struct vclient *v = &vs[m];
             v->how = (int)((done + i) % 6);
             v->want = v->got = 0;
-            v->fd = dial(0);
+            v->fd = dial(print ? PV_RCVBUF : 0);
             tally.clients++;
             if (v->fd < 0) {
                 tally.connect_failed++;

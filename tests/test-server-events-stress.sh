@@ -307,7 +307,7 @@ timed() {
     echo "# $1: ${MS} ms"
 }
 
-for mode in serial nolock coarse fine buffered; do
+for mode in ${STRESS_MODES:-serial nolock coarse fine buffered}; do
     args=()
     [[ $mode == fine ]] && args=(--write-timeout "$WTIMEOUT")
     timed "$mode: start and preload" start "$mode" "${args[@]}" || continue
