@@ -16,7 +16,8 @@
  *                                     "FIND fI LI" (I = its number mod P)
  *                                     and must get that person's line (the
  *                                     script's people: age 30, SSN_TEST);
- *                                     STATS from one more while all are open
+ *                                     STATS from one more while all are
+ *                                     open; then half close, half reset
  *
  * Each prints one summary line of "name value" pairs on stdout for the
  * script to check, and exits 0 unless it could not run at all (2). Every
@@ -459,8 +460,12 @@ static void run_hold(long n, long people)
         }
     }
     current = stats_current();          /* all n still open */
-    for (long i = 0; i < opened; i++)
-        close(fd[i]);
+    for (long i = 0; i < opened; i++) { /* half go with a reset */
+        if (i % 2)
+            close_rst(fd[i]);
+        else
+            close(fd[i]);
+    }
     printf("opened %ld sent %ld answered %ld wrong %ld "
            "connections_current %ld\n", opened, sent, answered, wrong,
            current);
