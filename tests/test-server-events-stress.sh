@@ -130,8 +130,8 @@ case_vanish() {
     echo "# $mode print-vanish: $sum"
     expect_eq "$mode: $PVANISH clients vanish mid-PRINT: all connect, none left waiting" \
         "$(field connect_failed "$sum") $(field timed_out "$sum")" "0 0"
-    # Variants 3, 4 and 5 read 100, 65536 and 1 + 32768 bytes of a PRINT of
-    # ~1 MB, so they go mid-PRINT; the server never ends one first.
+    # Variants 3, 4 and 5 read 100, 65536 and 1 + 32768 bytes of their four
+    # PRINTs (~4 MB), so they go mid-PRINT; the server never ends one first.
     expect_eq "$mode: those that read a little got it all, and the server closed none first" \
         "$(field got_bytes "$sum") $(field server_closed "$sum")" \
         "$((PVANISH / 6 * (100 + 65536 + 32769))) 0"
@@ -174,11 +174,15 @@ stall_begin() {
 }
 
 # stall_end: ends the staller (SIGTERM; it exits and the kernel resets its
-# connection, unread data and all) and reaps it.
+# connection, unread data and all) and reaps it. Also run at exit.
+STALL_PID=""
 stall_end() {
+    [[ -n $STALL_PID ]] || return 0
     kill "$STALL_PID" 2>/dev/null
     wait "$STALL_PID" 2>/dev/null
+    STALL_PID=""
 }
+srv_on_exit stall_end
 
 # nolock, buffered: PRINT is queued (or its shared listing referenced) and
 # sent as the client reads; the worker never waits for it.
@@ -236,7 +240,9 @@ case_stall_waits() {
 # a few more bytes now and then (test-server-limits.sh's case_write_timeout
 # saw 2-3 s for 1 s), so WTIMEOUT + 6 s.
 case_stall_timeout() {
-    local mode=fine fd t0 i
+    local mode=fine fd t0 i before
+    stats_new clients_write_timeout
+    before=$STAT
     stall_begin "$mode"
     open_conn "$SRV_PORT"; fd=$CONN
     mark t0
@@ -251,13 +257,24 @@ case_stall_timeout() {
     # just after the lock went on to us.
     for ((i = 0; i < 20; i++)); do
         stats_on "$fd" clients_write_timeout
-        [[ $STAT == 1 ]] && break
+        [[ $STAT == $((before + 1)) ]] && break
         sleep 0.1
     done
-    expect_eq "$mode --write-timeout $WTIMEOUT: STATS clients_write_timeout 1" "$STAT" 1
+    expect_eq "$mode --write-timeout $WTIMEOUT: STATS clients_write_timeout one more" \
+        "$STAT" $((before + 1))
     stall_end
     close_conn "$fd"
     healthy "$mode" "after the write timeout"
+}
+
+# stats_new NAME: the same over a connection of its own.
+stats_new() {
+    local fd
+    STAT=""
+    open_conn "$SRV_PORT" || return 1
+    fd=$CONN
+    stats_on "$fd" "$1"
+    close_conn "$fd"
 }
 
 # stats_on FD NAME: STATS on an open connection; NAME's value in STAT.
