@@ -151,8 +151,11 @@ send_q() {
 }
 
 # stall_begin: starts the staller and waits until it has sent its PRINTs
-# and the server's socket to it is full (>= 256 KiB queued, when ss is
-# there), so what follows happens while a PRINT is stuck. STALL_PID.
+# and the server's socket to it is full: at least 256 KiB queued, and no
+# more taken for 200 ms (when ss is there). A Send-Q still growing means a
+# PRINT still going, and fine lets others in between two PRINTs; a full
+# one, that the server is stuck in a PRINT (or in the next, at its first
+# send), so what follows happens while a PRINT is stuck. STALL_PID.
 stall_begin() {
     local mode=$1 i q=0 out=$TEST_TMP/stall.out
     : >"$out"
@@ -165,13 +168,19 @@ stall_begin() {
     expect_eq "$mode stall: the staller sent $STALL_PRINTS PRINTs" \
         "$(cat "$out")" "sent $STALL_PRINTS"
     if command -v ss >/dev/null; then
-        for ((i = 0; i < 60; i++)); do
+        local last=-1 same=0
+        for ((i = 0; i < 60 && same < 2; i++)); do
+            sleep 0.1
             q=$(send_q "$SRV_PORT")
-            (( q >= 262144 )) && break
-            sleep 0.05
+            if (( q >= 262144 && q == last )); then
+                same=$((same + 1))
+            else
+                same=0
+            fi
+            last=$q
         done
-        check "$mode stall: the staller's PRINT fills the server's socket (Send-Q $q >= 256 KiB)" \
-            test "$q" -ge 262144
+        check "$mode stall: the staller's PRINT fills the server's socket (Send-Q $q >= 256 KiB, steady for 200 ms)" \
+            test "$q" -ge 262144 -a "$same" -ge 2
     else
         sleep 0.5
     fi
