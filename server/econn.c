@@ -166,11 +166,11 @@ static int econn_send_listing(void *arg, struct listing *l)
         return 0;
     }
     int rc = queue_rest(c, l->len - off);
-    if (rc)
+    if (rc) {
         listing_put(l);
-    else
-        outq_push_listing(&c->q, l, off);
-    return rc;
+        return rc;
+    }
+    return outq_push_listing(&c->q, l, off);    /* -ENOMEM ends the session */
 }
 
 /* ---- ending --------------------------------------------------------------- */

@@ -60,19 +60,19 @@ int outq_push_bytes(struct outq *q, const void *data, size_t len)
     return 0;
 }
 
-void outq_push_listing(struct outq *q, struct listing *l, size_t off)
+int outq_push_listing(struct outq *q, struct listing *l, size_t off)
 {
     struct outq_seg *g = malloc(sizeof(*g));
 
-    if (!g) {                   /* cannot queue it: the reply is lost, so
-                                   the caller's next send fails the session */
+    if (!g) {
         listing_put(l);
-        return;
+        return -ENOMEM;
     }
     g->listing = l;
     g->off = off;
     g->len = l->len;
     append(q, g);
+    return 0;
 }
 
 static const char *seg_bytes(const struct outq_seg *g)

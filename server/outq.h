@@ -33,8 +33,10 @@ void outq_clear(struct outq *q);
 /* Queues a copy of data; 0 or -ENOMEM. */
 int outq_push_bytes(struct outq *q, const void *data, size_t len);
 
-/* Queues l from byte off on, taking over the caller's reference. */
-void outq_push_listing(struct outq *q, struct listing *l, size_t off);
+/* Queues l from byte off on, taking over the caller's reference (also on
+ * failure, when it is dropped). 0 or -ENOMEM: the reply is lost, and the
+ * caller must end the session rather than go on without it. */
+int outq_push_listing(struct outq *q, struct listing *l, size_t off);
 
 /* Sends from the head without blocking. Returns bytes sent (> 0), 0 when
  * the queue is empty, -EAGAIN when the socket took nothing, or -errno. */
