@@ -72,3 +72,12 @@ PROGRAMS += $(BIN)/bench-echo
 .PHONY: bench-compare
 bench-compare: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/bench-echo
 	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-compare
+
+# fsync-rate: this disk's serial small-append fdatasync rate, in the
+# variants of docs/DURABILITY.md (append, space reserved with fallocate,
+# space pre-filled with zeros): the yardstick of --fsync always.
+$(BIN)/fsync-rate: $(BUILD)/tools/fsync-rate.o $(BENCH_UTIL_OBJ) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter-out $(LIBCOMMON),$^) $(LIBCOMMON) $(LDFLAGS_ALL)
+
+PROGRAMS += $(BIN)/fsync-rate
