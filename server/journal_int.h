@@ -60,9 +60,9 @@ struct journal {
  * Returns 0, or the errno (EIO for a write of nothing). */
 int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
 
-/* Reserves JOURNAL_CHUNK bytes from offset from, the file size kept.
- * Returns 0, or the errno; EOPNOTSUPP means this file system cannot
- * reserve. */
+/* Reserves JOURNAL_CHUNK bytes from offset from: writes zeros there and
+ * syncs them (the file grows; journal_close cuts it back). Returns 0, or
+ * the errno (ENOSPC when the disk is full). */
 int journal_reserve_chunk(int fd, uint64_t from);
 
 /* The flusher thread's body; arg is the struct journal, its lock and

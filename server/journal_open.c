@@ -110,6 +110,12 @@ static long long replay(struct journal *j, const unsigned char *img,
                 j->path, r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_TORN:
+        if (r.zero_tail) {      /* the space reserved ahead: nothing lost */
+            log_msg(LOG_LEVEL_DEBUG, "journal %s: %zu bytes of space "
+                    "reserved ahead (zeros) after the last record cut",
+                    j->path, len - r.good_end);
+            break;
+        }
         log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
                 "bytes of an unfinished last record) cut", j->path,
                 r.bad_offset, len - r.bad_offset);
