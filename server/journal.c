@@ -38,6 +38,20 @@ int journal_fsync_parse(const char *name)
     return -1;
 }
 
+const char *journal_wake_name(enum journal_wake w)
+{
+    static const char *const names[] = { "broadcast", "signal" };
+    return names[w];
+}
+
+int journal_wake_parse(const char *name)
+{
+    for (int w = JOURNAL_WAKE_BROADCAST; w <= JOURNAL_WAKE_SIGNAL; w++)
+        if (strcmp(name, journal_wake_name(w)) == 0)
+            return w;
+    return -1;
+}
+
 /* ---- the flusher ---------------------------------------------------- */
 
 int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
@@ -207,7 +221,7 @@ static void flush_publish_locked(struct journal *j,
     }
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
-    pthread_cond_broadcast(&j->progress);
+    journal_wake_locked(j);
 }
 
 void *journal_flusher_main(void *arg)
@@ -303,6 +317,45 @@ uint64_t journal_append_locked(struct journal *j,
 
 /* ---- waiting ---------------------------------------------------------- */
 
+void journal_wake_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+
+    j->published_ns = time_now_ns();
+    /* The broadcast waiters, and appenders waiting for room or space;
+     * without any, glibc returns without a system call. */
+    pthread_cond_broadcast(&j->progress);
+    for (struct jwaiter **pp = &j->waiters; *pp; ) {
+        struct jwaiter *w = *pp;
+        if (w->seq <= durable || j->broken) {
+            *pp = w->next;
+            w->linked = 0;
+            pthread_cond_signal(&w->cond);
+        } else {
+            pp = &w->next;
+        }
+    }
+}
+
+/* JOURNAL_WAKE_SIGNAL: sleeps on a condition of its own until record seq
+ * is durable or the journal broken; j->lock held. */
+static void wait_own_locked(struct journal *j, uint64_t seq)
+{
+    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->waiters };
+
+    pthread_cond_init(&w.cond, NULL);
+    j->waiters = &w;
+    while (atomic_load(&j->durable_seq) < seq && !j->broken)
+        pthread_cond_wait(&w.cond, &j->lock);
+    if (w.linked) {             /* not woken by the flusher: unlink */
+        struct jwaiter **pp = &j->waiters;
+        while (*pp != &w)
+            pp = &(*pp)->next;
+        *pp = w.next;
+    }
+    pthread_cond_destroy(&w.cond);
+}
+
 int journal_wait(struct journal *j, uint64_t seq)
 {
     int rc;
@@ -310,11 +363,27 @@ int journal_wait(struct journal *j, uint64_t seq)
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
-    while (atomic_load(&j->durable_seq) < seq && !j->broken)
-        pthread_cond_wait(&j->progress, &j->lock);
+    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        if (j->wake == JOURNAL_WAKE_SIGNAL)
+            wait_own_locked(j, seq);
+        else
+            while (atomic_load(&j->durable_seq) < seq && !j->broken)
+                pthread_cond_wait(&j->progress, &j->lock);
+        /* The wake-up's cost: from the publishing that let this waiter
+         * go to the waiter holding j->lock again. */
+        j->wakes++;
+        hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
+    }
     rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
     pthread_mutex_unlock(&j->lock);
     return rc;
+}
+
+void journal_set_wake(struct journal *j, enum journal_wake w)
+{
+    pthread_mutex_lock(&j->lock);
+    j->wake = w;
+    pthread_mutex_unlock(&j->lock);
 }
 
 /* ---- figures ------------------------------------------------------------ */
@@ -328,7 +397,12 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->fsyncs = j->fsyncs;
     f->group_size_avg = j->writes ? (double)j->written_records /
                                     (double)j->writes : 0.0;
+    f->fsync_p50_us = hist_percentile(&j->fsync_ns, 50) / 1000;
     f->fsync_p99_us = hist_percentile(&j->fsync_ns, 99) / 1000;
+    f->wake = j->wake;
+    f->wakes = j->wakes;
+    f->wake_p50_us = hist_percentile(&j->wake_ns, 50) / 1000;
+    f->wake_p99_us = hist_percentile(&j->wake_ns, 99) / 1000;
     f->readonly = j->broken != 0;
     pthread_mutex_unlock(&j->lock);
 }
@@ -337,7 +411,9 @@ void journal_reset_figures(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
     j->records = j->bytes = j->fsyncs = j->writes = j->written_records = 0;
+    j->wakes = 0;
     hist_init(&j->fsync_ns);
+    hist_init(&j->wake_ns);
     pthread_mutex_unlock(&j->lock);
 }
 

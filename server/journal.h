@@ -12,8 +12,11 @@
  * reservation, the error state and the figures. It is a leaf taken inside
  * the store lock (store lock -> journal lock, docs/ARCHITECTURE.md); no
  * I/O is done while holding it, and nothing else is taken under it.
- * j->progress is its one condition, broadcast whenever the flusher makes
+ * j->progress is its condition, broadcast whenever the flusher makes
  * progress; waiters check their own predicate (docs/LESSONS.md, section 3).
+ * With JOURNAL_WAKE_SIGNAL, a session waiting for durability sleeps on a
+ * condition of its own instead (with j->lock), signalled by the flusher
+ * when its record is durable: the alternative docs/DURABILITY.md measures.
  */
 #ifndef SSN_JOURNAL_H
 #define SSN_JOURNAL_H
@@ -32,6 +35,16 @@ enum journal_fsync {
 const char *journal_fsync_name(enum journal_fsync p);
 int journal_fsync_parse(const char *name);
 
+/* How the flusher wakes the sessions waiting for durability. */
+enum journal_wake {
+    JOURNAL_WAKE_BROADCAST,     /* one broadcast on one shared condition */
+    JOURNAL_WAKE_SIGNAL,        /* one signal per waiter, each on its own */
+};
+
+/* The wake-up's name, and the wake-up of a name (-1 when unknown). */
+const char *journal_wake_name(enum journal_wake w);
+int journal_wake_parse(const char *name);
+
 struct journal;
 
 /* What STATS reports. */
@@ -40,7 +53,11 @@ struct journal_figures {
     uint64_t records, bytes;    /* appended since start-up (or RESET) */
     uint64_t fsyncs;
     double group_size_avg;      /* records per write */
-    uint64_t fsync_p99_us;
+    uint64_t fsync_p50_us, fsync_p99_us;
+    enum journal_wake wake;
+    uint64_t wakes;             /* waits that slept, then were woken */
+    uint64_t wake_p50_us, wake_p99_us;  /* from the flusher's publishing
+                                           to the waiter running again */
     int readonly;               /* a write or sync failed: no more writes */
 };
 
@@ -72,6 +89,10 @@ uint64_t journal_append_locked(struct journal *j,
  * when it never will be (a write or sync failed: the server is read-only
  * and the caller must not acknowledge it). */
 int journal_wait(struct journal *j, uint64_t seq);
+
+/* Chooses how waiters sleep from now on (JOURNAL_WAKE_BROADCAST after
+ * journal_open); safe at any time, a sleeping waiter is woken either way. */
+void journal_set_wake(struct journal *j, enum journal_wake w);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns
  * -1 and sets errno). Set only before journal_open. */

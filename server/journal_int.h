@@ -20,6 +20,16 @@
 #define JOURNAL_NO_LIMIT UINT64_MAX     /* reserved_end when the file
                                            system cannot reserve */
 
+/* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
+ * j->waiters (guarded by j->lock) until the flusher unlinks and signals
+ * it. */
+struct jwaiter {
+    uint64_t seq;               /* the record it waits for */
+    pthread_cond_t cond;        /* its own; the mutex is j->lock */
+    int linked;                 /* still on j->waiters */
+    struct jwaiter *next;
+};
+
 struct jbuf {
     unsigned char *data;
     size_t len;
@@ -51,9 +61,13 @@ struct journal {
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
     int stopping;
+    enum journal_wake wake;     /* how journal_wait sleeps */
+    struct jwaiter *waiters;    /* JOURNAL_WAKE_SIGNAL's sleepers */
+    uint64_t published_ns;      /* when the flusher last published */
 
-    uint64_t records, bytes, fsyncs, writes, written_records;
+    uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
+    struct hist wake_ns;        /* published_ns -> a waiter running */
 };
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
@@ -64,6 +78,11 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
  * syncs them (the file grows; journal_close cuts it back). Returns 0, or
  * the errno (ENOSPC when the disk is full). */
 int journal_reserve_chunk(int fd, uint64_t from);
+
+/* Publishes the flusher's progress: broadcasts j->progress and signals
+ * each JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one
+ * when the journal is broken); j->lock held. */
+void journal_wake_locked(struct journal *j);
 
 /* The flusher thread's body; arg is the struct journal, its lock and
  * conditions initialised. Returns when j->stopping is set and the active

@@ -234,6 +234,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->fsync = fsync;
     j->store = st;
     hist_init(&j->fsync_ns);
+    hist_init(&j->wake_ns);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);

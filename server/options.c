@@ -58,6 +58,9 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         second; default) or no (never sync)\n"
 "      --journal-truncate start even when the journal has a damaged record\n"
 "                         in the middle: keep what is before it, cut the rest\n"
+"      --journal-wake HOW broadcast (default: one broadcast wakes every\n"
+"                         session waiting for a sync) or signal (one signal\n"
+"                         per waiting session, each on its own condition)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -124,7 +127,7 @@ static size_t bytes(const char *opt, const char *s)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE,
+    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +144,7 @@ static const struct option longopts[] = {
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
+    { "journal-wake",  required_argument, NULL, OPT_JWAKE },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -214,6 +218,12 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
                       "or no)");
         break;
     case OPT_JTRUNCATE: opt->journal_truncate = 1; break;
+    case OPT_JWAKE:
+        opt->journal_wake = journal_wake_parse(optarg);
+        if (opt->journal_wake < 0)
+            bad_value("--journal-wake", optarg, "is not a wake-up "
+                      "(broadcast or signal)");
+        break;
     case 'h': usage(stdout, policy); exit(0);
     case 'V':
         printf("ssnserver %s, lock mode %s (ssnserver%d)\n",

@@ -46,6 +46,7 @@ struct options {
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */
+    int journal_wake;           /* --journal-wake, an enum journal_wake */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */
