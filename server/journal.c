@@ -103,6 +103,9 @@ static int sync_fd(struct journal *j, uint64_t *took)
 /* Why the flusher should run now; j->lock held. */
 static int work_due(const struct journal *j, uint64_t last_sync)
 {
+    if (j->flushing)            /* a session leads a round: signals work
+                                   after it if there is more to do */
+        return 0;
     if (j->buf[j->active].len || j->want_reserve || j->stopping)
         return 1;
     if (j->reserved_end != JOURNAL_NO_LIMIT && !j->reserve_error &&
@@ -233,6 +236,7 @@ void *journal_flusher_main(void *arg)
     pthread_mutex_lock(&j->lock);
     for (;;) {
         flush_wait_locked(j, last_sync);
+        j->flushing = 1;
         flush_take_locked(j, last_sync, &f);
         pthread_mutex_unlock(&j->lock);
 
@@ -241,6 +245,7 @@ void *journal_flusher_main(void *arg)
 
         pthread_mutex_lock(&j->lock);
         flush_publish_locked(j, &f);
+        j->flushing = 0;
         if (f.werr || (f.want_sync && f.serr)) {
             pthread_mutex_unlock(&j->lock);
             log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
@@ -300,7 +305,6 @@ uint64_t journal_append_locked(struct journal *j,
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
-    int was_empty = b->len == 0;
     size_t n = jrec_encode(b->data + b->len, m->op, e->first, e->last,
                            e->age, e->ssn);
     b->len += n;
@@ -308,9 +312,9 @@ uint64_t journal_append_locked(struct journal *j,
     seq = ++j->appended_seq;
     j->records++;
     j->bytes += n;
-    if (was_empty)
-        pthread_cond_signal(&j->work);  /* the flusher sleeps only when
-                                           the active buffer is empty */
+    /* No signal to the flusher: the session that appended writes (and
+     * syncs) its record itself in journal_wait, or waits for the round
+     * under way; the flusher's 100 ms tick is the backstop. */
     pthread_mutex_unlock(&j->lock);
     return seq;
 }
@@ -335,27 +339,65 @@ void journal_wake_locked(struct journal *j)
             pp = &w->next;
         }
     }
+    /* Those left wait for records appended after this round took its
+     * buffer: the first leads the next round, which covers them all. */
+    struct jwaiter *next = j->waiters;
+    if (next) {
+        j->waiters = next->next;
+        next->linked = 0;
+        pthread_cond_signal(&next->cond);
+    }
 }
 
-/* JOURNAL_WAKE_SIGNAL: sleeps on a condition of its own until record seq
- * is durable or the journal broken; j->lock held. */
-static void wait_own_locked(struct journal *j, uint64_t seq)
+/* JOURNAL_WAKE_SIGNAL: sleeps once on a condition of its own until the
+ * end of a round signals it (its record durable, or it is to lead the
+ * next round); j->lock held. */
+static void sleep_own_locked(struct journal *j, uint64_t seq)
 {
     struct jwaiter w = { .seq = seq, .linked = 1, .next = j->waiters };
 
     pthread_cond_init(&w.cond, NULL);
     j->waiters = &w;
-    while (atomic_load(&j->durable_seq) < seq && !j->broken)
+    while (w.linked)
         pthread_cond_wait(&w.cond, &j->lock);
-    if (w.linked) {             /* not woken by the flusher: unlink */
-        struct jwaiter **pp = &j->waiters;
-        while (*pp != &w)
-            pp = &(*pp)->next;
-        *pp = w.next;
-    }
     pthread_cond_destroy(&w.cond);
 }
 
+/* One round led by a session in journal_wait, the flusher's steps with no
+ * lock held while writing and syncing. Space reservation and everysec's
+ * sync stay the flusher's (signalled here when due), so that a session
+ * waits only for its records. j->lock held, j->flushing clear. */
+static void lead_round_locked(struct journal *j)
+{
+    struct flush_round f;
+    uint64_t now = time_now_ns();
+    int want_reserve = j->want_reserve;
+
+    j->flushing = 1;
+    flush_take_locked(j, now, &f);      /* "last sync now": no everysec */
+    j->want_reserve = want_reserve;
+    int reserve = f.do_reserve;
+    f.do_reserve = 0;
+    pthread_mutex_unlock(&j->lock);
+    flush_io(j, &f, &now);
+    pthread_mutex_lock(&j->lock);
+    flush_publish_locked(j, &f);
+    j->flushing = 0;
+    if (reserve || j->want_reserve)
+        pthread_cond_signal(&j->work);
+    if (f.werr || (f.want_sync && f.serr)) {
+        pthread_mutex_unlock(&j->lock);
+        log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
+                "read-only (no retry: the kernel may have dropped the "
+                "pages, docs/DURABILITY.md)", j->path, j->broken_why);
+        pthread_mutex_lock(&j->lock);
+    }
+}
+
+/* Group commit without a hand-off: a session whose record is not durable
+ * leads a round itself when none is under way (the flusher's thread would
+ * cost two wake-ups per round), else sleeps until the round under way
+ * ends; the round after it covers every record appended meanwhile. */
 int journal_wait(struct journal *j, uint64_t seq)
 {
     int rc;
@@ -363,16 +405,21 @@ int journal_wait(struct journal *j, uint64_t seq)
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
-    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+    while (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        if (!j->flushing) {
+            lead_round_locked(j);
+            continue;
+        }
         if (j->wake == JOURNAL_WAKE_SIGNAL)
-            wait_own_locked(j, seq);
+            sleep_own_locked(j, seq);
         else
-            while (atomic_load(&j->durable_seq) < seq && !j->broken)
-                pthread_cond_wait(&j->progress, &j->lock);
-        /* The wake-up's cost: from the publishing that let this waiter
-         * go to the waiter holding j->lock again. */
-        j->wakes++;
-        hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
+            pthread_cond_wait(&j->progress, &j->lock);
+        /* The wake-up's cost: from the end of the round that let this
+         * waiter go to the waiter holding j->lock again. */
+        if (atomic_load(&j->durable_seq) >= seq) {
+            j->wakes++;
+            hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
+        }
     }
     rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
     pthread_mutex_unlock(&j->lock);

@@ -61,6 +61,9 @@ struct journal {
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
     int stopping;
+    int flushing;               /* a round (take, write, sync, publish) is
+                                   under way, by the flusher or a session
+                                   leading it in journal_wait */
     enum journal_wake wake;     /* how journal_wait sleeps */
     struct jwaiter *waiters;    /* JOURNAL_WAKE_SIGNAL's sleepers */
     uint64_t published_ns;      /* when the flusher last published */
@@ -79,9 +82,10 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
  * the errno (ENOSPC when the disk is full). */
 int journal_reserve_chunk(int fd, uint64_t from);
 
-/* Publishes the flusher's progress: broadcasts j->progress and signals
- * each JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one
- * when the journal is broken); j->lock held. */
+/* Publishes a round's progress: broadcasts j->progress and signals each
+ * JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one when
+ * the journal is broken), and one more that is not, to lead the next
+ * round; j->lock held. */
 void journal_wake_locked(struct journal *j);
 
 /* The flusher thread's body; arg is the struct journal, its lock and
