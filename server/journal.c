@@ -324,11 +324,23 @@ uint64_t journal_append_locked(struct journal *j,
 void journal_wake_locked(struct journal *j)
 {
     uint64_t durable = atomic_load(&j->durable_seq);
+    struct jwaiter *next = NULL;
 
     j->published_ns = time_now_ns();
     /* The broadcast waiters, and appenders waiting for room or space;
      * without any, glibc returns without a system call. */
     pthread_cond_broadcast(&j->progress);
+    /* Signal waiters only: the first waiting for a record this round did
+     * not cover leads the next round, so it is woken first. */
+    for (struct jwaiter **pp = &j->waiters; *pp && !j->broken;
+         pp = &(*pp)->next)
+        if ((*pp)->seq > durable) {
+            next = *pp;
+            *pp = next->next;
+            next->linked = 0;
+            pthread_cond_signal(&next->cond);
+            break;
+        }
     for (struct jwaiter **pp = &j->waiters; *pp; ) {
         struct jwaiter *w = *pp;
         if (w->seq <= durable || j->broken) {
@@ -340,13 +352,7 @@ void journal_wake_locked(struct journal *j)
         }
     }
     /* Those left wait for records appended after this round took its
-     * buffer: the first leads the next round, which covers them all. */
-    struct jwaiter *next = j->waiters;
-    if (next) {
-        j->waiters = next->next;
-        next->linked = 0;
-        pthread_cond_signal(&next->cond);
-    }
+     * buffer: the round "next" leads covers them all. */
 }
 
 /* JOURNAL_WAKE_SIGNAL: sleeps once on a condition of its own until the
