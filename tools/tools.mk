@@ -81,3 +81,14 @@ $(BIN)/fsync-rate: $(BUILD)/tools/fsync-rate.o $(BENCH_UTIL_OBJ) $(LIBCOMMON)
 	$(CC) -o $@ $(filter-out $(LIBCOMMON),$^) $(LIBCOMMON) $(LDFLAGS_ALL)
 
 PROGRAMS += $(BIN)/fsync-rate
+
+# make bench-journal: the journal's figures of docs/DURABILITY.md, side by
+# side in one run: one connection against the disk's fdatasync rate
+# (fsync-rate), 50 connections against Redis with appendfsync always
+# (installed if missing, as bench-compare does), everysec against no
+# journal, and --journal-wake broadcast against signal with 1, 50 and 500
+# connections (tools/bench-journal). About 4 minutes. Not part of make
+# check.
+.PHONY: bench-journal
+bench-journal: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/fsync-rate
+	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-journal
