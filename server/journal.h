@@ -12,11 +12,13 @@
  * reservation, the error state and the figures. It is a leaf taken inside
  * the store lock (store lock -> journal lock, docs/ARCHITECTURE.md); no
  * I/O is done while holding it, and nothing else is taken under it.
- * j->progress is its condition, broadcast whenever the flusher makes
- * progress; waiters check their own predicate (docs/LESSONS.md, section 3).
- * With JOURNAL_WAKE_SIGNAL, a session waiting for durability sleeps on a
- * condition of its own instead (with j->lock), signalled by the flusher
- * when its record is durable: the alternative docs/DURABILITY.md measures.
+ * A session waiting for durability sleeps on a condition of its own (with
+ * j->lock), signalled at the end of the round that made its record
+ * durable (JOURNAL_WAKE_SIGNAL, the default); with JOURNAL_WAKE_BROADCAST
+ * all sleep on j->progress, broadcast at the end of every round, each
+ * checking its own predicate (docs/LESSONS.md, section 3). Appenders
+ * waiting for room or space sleep on j->progress either way.
+ * docs/DURABILITY.md measures the two.
  */
 #ifndef SSN_JOURNAL_H
 #define SSN_JOURNAL_H
@@ -90,8 +92,9 @@ uint64_t journal_append_locked(struct journal *j,
  * and the caller must not acknowledge it). */
 int journal_wait(struct journal *j, uint64_t seq);
 
-/* Chooses how waiters sleep from now on (JOURNAL_WAKE_BROADCAST after
- * journal_open); safe at any time, a sleeping waiter is woken either way. */
+/* Chooses how waiters sleep from now on (JOURNAL_WAKE_SIGNAL after
+ * journal_open: it measured best, docs/DURABILITY.md); safe at any time,
+ * a sleeping waiter is woken either way. */
 void journal_set_wake(struct journal *j, enum journal_wake w);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns

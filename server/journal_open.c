@@ -232,6 +232,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     }
     j->fd = -1;
     j->fsync = fsync;
+    j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
