@@ -4,9 +4,10 @@
  * what both share journal_int.h).
  *
  * Appending (under the store lock) only copies bytes into the active
- * buffer. The flusher swaps buffers under j->lock, then writes, syncs and
- * reserves space with no lock held, then publishes what is now durable and
- * broadcasts j->progress. Space is reserved ahead by writing zeros past
+ * buffer. A round swaps buffers under j->lock, then writes and syncs with
+ * no lock held, then publishes what is now durable and wakes the waiters;
+ * a session in journal_wait leads it, or the flusher thread, which also
+ * reserves space and runs everysec's sync. Space is reserved ahead by writing zeros past
  * the last record, a chunk at a time: a record is accepted only into space
  * the file system has already given, so a full disk refuses a mutation
  * before it is applied rather than after it was acknowledged.

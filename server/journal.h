@@ -2,11 +2,14 @@
  *
  * Every applied mutation is appended, as a record (journal_rec.h), to an
  * in-memory buffer by store_apply_locked, under the store lock and in the
- * order the tree changes. A flusher thread swaps that buffer for the empty
- * one, writes it outside every lock, and (--fsync always) fdatasyncs it.
- * A session that produced records waits, before its replies leave, until
- * its last record is durable: written (everysec, no) or synced (always).
- * One write and one sync thus cover every session waiting: group commit.
+ * order the tree changes. A session that produced records waits, before
+ * its replies leave, until its last record is durable: written (everysec,
+ * no) or synced (always). The first to wait with no round under way leads
+ * one: swaps that buffer for the empty one, writes it outside every lock,
+ * and (--fsync always) fdatasyncs it; the others sleep until it ends. One
+ * write and one sync thus cover every session waiting: group commit. A
+ * flusher thread reserves disk space ahead, runs everysec's sync, and
+ * writes what no session has led for 100 ms.
  *
  * Locking: j->lock guards the buffers, the sequence numbers, the space
  * reservation, the error state and the figures. It is a leaf taken inside
@@ -37,7 +40,7 @@ enum journal_fsync {
 const char *journal_fsync_name(enum journal_fsync p);
 int journal_fsync_parse(const char *name);
 
-/* How the flusher wakes the sessions waiting for durability. */
+/* How the end of a round wakes the sessions waiting for durability. */
 enum journal_wake {
     JOURNAL_WAKE_BROADCAST,     /* one broadcast on one shared condition */
     JOURNAL_WAKE_SIGNAL,        /* one signal per waiter, each on its own */
@@ -58,8 +61,8 @@ struct journal_figures {
     uint64_t fsync_p50_us, fsync_p99_us;
     enum journal_wake wake;
     uint64_t wakes;             /* waits that slept, then were woken */
-    uint64_t wake_p50_us, wake_p99_us;  /* from the flusher's publishing
-                                           to the waiter running again */
+    uint64_t wake_p50_us, wake_p99_us;  /* from the end of a round to
+                                           the waiter running again */
     int readonly;               /* a write or sync failed: no more writes */
 };
 

@@ -21,8 +21,8 @@
                                            system cannot reserve */
 
 /* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
- * j->waiters (guarded by j->lock) until the flusher unlinks and signals
- * it. */
+ * j->waiters (guarded by j->lock) until the end of a round unlinks and
+ * signals it. */
 struct jwaiter {
     uint64_t seq;               /* the record it waits for */
     pthread_cond_t cond;        /* its own; the mutex is j->lock */
@@ -66,7 +66,7 @@ struct journal {
                                    leading it in journal_wait */
     enum journal_wake wake;     /* how journal_wait sleeps */
     struct jwaiter *waiters;    /* JOURNAL_WAKE_SIGNAL's sleepers */
-    uint64_t published_ns;      /* when the flusher last published */
+    uint64_t published_ns;      /* when the last round ended */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
