@@ -14,6 +14,9 @@
  *               extent conversion without the size change
  *   zeros       overwrite inside space pre-filled with zeros and synced
  *               once, untimed: the data only, no metadata to commit
+ *   direct      the same zeros, then each round rewrites the whole 4 KiB
+ *               block holding the new bytes with O_DIRECT and one
+ *               pwritev2(RWF_DSYNC): no page cache, one call per sync
  *
  * Rounds alternate the variants (round r starts with variant r mod n) so a
  * neighbour's burst of I/O hits each alike; the table gives each variant's
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/vfs.h>
 
 #define DEFAULT_COUNT   2000    /* timed syncs per variant, all rounds */
@@ -37,11 +41,12 @@
 #define DEFAULT_SIZE    64      /* bytes per append */
 #define MAX_SIZE        (1 << 20)       /* most --size accepted */
 #define ZERO_BLOCK      (64 * 1024)     /* zeros written per call */
+#define DIRECT_BLOCK    4096            /* direct: the block rewritten */
 
-enum { V_APPEND, V_KEEP_SIZE, V_FALLOC, V_ZEROS, NVAR };
+enum { V_APPEND, V_KEEP_SIZE, V_FALLOC, V_ZEROS, V_DIRECT, NVAR };
 
 static const char *const variant_names[NVAR] = {
-    "append", "keep-size", "falloc", "zeros",
+    "append", "keep-size", "falloc", "zeros", "direct",
 };
 
 static const char *const variant_what[NVAR] = {
@@ -49,6 +54,7 @@ static const char *const variant_what[NVAR] = {
     "overwrite space reserved with fallocate KEEP_SIZE",
     "overwrite space reserved with fallocate (size set)",
     "overwrite space pre-filled with zeros, synced once",
+    "zeros, then the 4 KiB block with O_DIRECT and RWF_DSYNC",
 };
 
 struct rate_opts {
@@ -79,6 +85,8 @@ static void usage(FILE *f)
         "    keep-size  overwrite space reserved with fallocate(KEEP_SIZE)\n"
         "    falloc     overwrite space reserved with fallocate (size set)\n"
         "    zeros      overwrite space pre-filled with zeros, synced once\n"
+"    direct     the same zeros, then rewrite the 4 KiB block holding the\n"
+"               new bytes with O_DIRECT and pwritev2(RWF_DSYNC)\n"
         "  Prints syncs/s (all rounds; slowest and fastest round) and the\n"
         "  p50 and p99 of one write+fdatasync, per variant.\n"
         "  -d, --dir DIR        where the test files go (default: .)\n"
@@ -86,7 +94,7 @@ static void usage(FILE *f)
         "  -r, --rounds R       rounds the count is split over, the variants\n"
         "                       alternating (default %d)\n"
         "  -s, --size BYTES     bytes per write (default %d)\n"
-        "  -w, --variants LIST  subset of: append,keep-size,falloc,zeros\n"
+        "  -w, --variants LIST  subset of: append,keep-size,falloc,zeros,direct\n"
         "                       (default: all)\n"
         "  -j, --json           print JSON instead of the table\n"
         "  -h, --help           this text\n"
@@ -166,6 +174,7 @@ static int prepare(int fd, int v, size_t len, const char **what)
             return errno;
         break;
     case V_ZEROS:
+    case V_DIRECT:
         *what = "write zeros";
         for (size_t off = 0; off < len; off += ZERO_BLOCK) {
             size_t n = len - off < ZERO_BLOCK ? len - off : ZERO_BLOCK;
@@ -180,6 +189,46 @@ static int prepare(int fd, int v, size_t len, const char **what)
     return fdatasync(fd) ? errno : 0;
 }
 
+/* direct: O_DIRECT on fd, and an aligned 4 KiB block of zeros into *blk.
+ * Returns 0, or the errno with *what naming the call. */
+static int direct_setup(int fd, unsigned char **blk, const char **what)
+{
+    int fl = fcntl(fd, F_GETFL);
+
+    *what = "fcntl O_DIRECT";
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_DIRECT) < 0)
+        return errno;
+    *what = "posix_memalign";
+    if (posix_memalign((void **)blk, DIRECT_BLOCK, DIRECT_BLOCK))
+        return ENOMEM;
+    memset(*blk, 0, DIRECT_BLOCK);
+    return 0;
+}
+
+/* direct: puts size bytes of rec at file offset off into the block image
+ * (a record crossing a block boundary is cut there: the point is the
+ * sync's cost), then writes the whole block holding off, O_DIRECT, with
+ * RWF_DSYNC. Returns 0, or the errno with *what naming the call. */
+static int direct_write(int fd, unsigned char *blk, const char *rec,
+                        size_t size, size_t off, const char **what)
+{
+    size_t base = off & ~(size_t)(DIRECT_BLOCK - 1), in = off - base;
+    size_t n = size < DIRECT_BLOCK - in ? size : DIRECT_BLOCK - in;
+
+    if (in == 0)
+        memset(blk, 0, DIRECT_BLOCK);   /* a new block */
+    memcpy(blk + in, rec, n);
+    struct iovec iov = { .iov_base = blk, .iov_len = DIRECT_BLOCK };
+    ssize_t w;
+    do
+        w = pwritev2(fd, &iov, 1, (off_t)base, RWF_DSYNC);
+    while (w < 0 && errno == EINTR);
+    *what = "pwritev2 RWF_DSYNC";
+    if (w < 0)
+        return errno;
+    return w == DIRECT_BLOCK ? 0 : EIO;
+}
+
 /* One round of variant v: n timed write+fdatasync into a fresh file in
  * dir, samples appended to r. Returns 0, or the errno (r->err_what set). */
 static int run_round(const struct rate_opts *o, int v, size_t n,
@@ -187,6 +236,7 @@ static int run_round(const struct rate_opts *o, int v, size_t n,
 {
     char path[4096];
     char *rec = malloc(o->size);
+    unsigned char *blk = NULL;
     int fd, rc = 0;
 
     snprintf(path, sizeof path, "%s/fsync-rate.%ld.%s", o->dir,
@@ -206,16 +256,24 @@ static int run_round(const struct rate_opts *o, int v, size_t n,
     unlink(path);               /* gone whatever happens next */
     if ((rc = prepare(fd, v, n * o->size, &r->err_what)))
         goto out;
+    if (v == V_DIRECT && (rc = direct_setup(fd, &blk, &r->err_what)))
+        goto out;
     r->err_what = "pwrite";
     double t0 = bench_now();
     for (size_t i = 0; i < n; i++) {
         double a = bench_now();
-        if ((rc = write_all(fd, rec, o->size, (off_t)(i * o->size))))
-            goto out;
-        if (fdatasync(fd)) {
-            rc = errno;
-            r->err_what = "fdatasync";
-            goto out;
+        if (v == V_DIRECT) {
+            if ((rc = direct_write(fd, blk, rec, o->size, i * o->size,
+                                   &r->err_what)))
+                goto out;
+        } else {
+            if ((rc = write_all(fd, rec, o->size, (off_t)(i * o->size))))
+                goto out;
+            if (fdatasync(fd)) {
+                rc = errno;
+                r->err_what = "fdatasync";
+                goto out;
+            }
         }
         r->ns[r->n++] = (bench_now() - a) * 1e9;
     }
@@ -229,6 +287,7 @@ static int run_round(const struct rate_opts *o, int v, size_t n,
 out:
     close(fd);
     free(rec);
+    free(blk);
     return rc;
 }
 
