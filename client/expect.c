@@ -21,7 +21,7 @@ static int reserve(struct expect *x, size_t add)
         size_t cap = x->cap ? x->cap : 64;
         while (cap < x->n + add)
             cap *= 2;
-        struct entry *e = realloc(x->e, cap * sizeof(*e));
+        struct person *e = realloc(x->e, cap * sizeof(*e));
         if (!e)
             return -ENOMEM;
         x->e = e;
@@ -30,7 +30,7 @@ static int reserve(struct expect *x, size_t add)
     return 0;
 }
 
-int expect_add_entry(struct expect *x, const struct entry *e)
+int expect_add_entry(struct expect *x, const struct person *e)
 {
     if (reserve(x, 1))
         return -ENOMEM;
@@ -51,8 +51,7 @@ int expect_add(struct expect *x, const struct gen *g)
 
 static int cmp_entry(const void *a, const void *b)
 {
-    return entry_cmp(&((const struct entry *)a)->node,
-                     &((const struct entry *)b)->node);
+    return person_cmp(a, b);
 }
 
 void expect_sort(struct expect *x)
@@ -68,7 +67,7 @@ int expect_write(const struct expect *x, FILE *f)
 {
     char line[ENTRY_LINE_MAX];
     for (size_t i = 0; i < x->n; i++) {
-        size_t len = entry_format_dump(&x->e[i], line);
+        size_t len = person_format_dump(&x->e[i], line);
         if (fwrite(line, 1, len, f) != len)
             return -EIO;
     }
@@ -87,7 +86,7 @@ int expect_digest(const struct expect *x, char hex[DIGEST_HEX_LEN + 1])
             rc = digest_update(d, buf, len);
             len = 0;
         }
-        len += entry_format_dump(&x->e[i], buf + len);
+        len += person_format_dump(&x->e[i], buf + len);
     }
     if (rc == 0)
         rc = digest_update(d, buf, len);

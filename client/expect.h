@@ -11,7 +11,7 @@
 #include "gen.h"
 
 struct expect {
-    struct entry *e;            /* owned array, n used of cap */
+    struct person *e;            /* owned array, n used of cap */
     size_t n, cap;
     size_t dups;                /* equal (last, first) pairs seen by sort */
 };
@@ -23,9 +23,9 @@ void expect_free(struct expect *x);
 int expect_add(struct expect *x, const struct gen *g);
 
 /* Appends one entry. Returns 0 or -ENOMEM. */
-int expect_add_entry(struct expect *x, const struct entry *e);
+int expect_add_entry(struct expect *x, const struct person *e);
 
-/* Sorts into tree order (entry_cmp) and counts duplicate names in dups:
+/* Sorts into tree order (person_cmp) and counts duplicate names in dups:
  * streams on disjoint shards never produce any. */
 void expect_sort(struct expect *x);
 

@@ -56,6 +56,7 @@ static int first_line_ok(int cmd, const char *line, size_t len)
     switch (cmd) {
     case PROTO_ADD:
     case PROTO_DELETE:
+    case PROTO_COMPACT:
         return proto_line_is(line, len, PROTO_OK);
     case PROTO_FIND:
         return print_line_ok(line, len);

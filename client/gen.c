@@ -217,7 +217,7 @@ size_t gen_live_count(const struct gen *g)
     return g->nlive;
 }
 
-void gen_live_entry(const struct gen *g, size_t i, struct entry *e)
+void gen_live_entry(const struct gen *g, size_t i, struct person *e)
 {
     const struct gen_person *p = &g->live[i];
     memset(e, 0, sizeof(*e));

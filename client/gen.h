@@ -76,7 +76,7 @@ size_t gen_next(struct gen *g, char *buf, enum gen_op *op);
 
 /* The live set now, as entries (tree order is the caller's business). */
 size_t gen_live_count(const struct gen *g);
-void gen_live_entry(const struct gen *g, size_t i, struct entry *e);
+void gen_live_entry(const struct gen *g, size_t i, struct person *e);
 
 /* Runs the rest of the stream, discarding its lines: g is left at its end
  * with the final live set. */

@@ -231,7 +231,7 @@ int ki_expected(struct killit *k)
 
     expect_init(&x);
     for (uint64_t i = 0; i < k->preload && rc == 0; i++) {
-        struct entry e;
+        struct person e;
         preload_entry(i, &e);
         rc = expect_add_entry(&x, &e);
     }

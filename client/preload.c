@@ -7,7 +7,7 @@
 #include "preload.h"
 #include "proto.h"
 
-void preload_entry(uint64_t i, struct entry *e)
+void preload_entry(uint64_t i, struct person *e)
 {
     uint64_t group = i / NAMES_NFIRST, ssn = (i * 7919u + 12345u) % 1000000000u;
     char suffix[16];
@@ -41,7 +41,7 @@ int preload_clashes(const struct namelist *nl)
 static ssize_t preload_next(void *arg, char *buf, size_t cap, int *cmd)
 {
     struct preload_source *ps = arg;
-    struct entry e;
+    struct person e;
 
     if (ps->next == ps->n) {
         if (ps->done)

@@ -17,7 +17,7 @@
 #define PRELOAD_MAX     1000000u    /* most people --preload adds */
 
 /* The i-th preloaded person. */
-void preload_entry(uint64_t i, struct entry *e);
+void preload_entry(uint64_t i, struct person *e);
 
 /* 1 when some name in nl starts with PRELOAD_PREFIX (then preloading could
  * collide with a client's names), else 0. */

@@ -43,7 +43,7 @@ static ssize_t take_line(const char *line, size_t len, char *buf, size_t cap,
                          int *cmd)
 {
     struct proto_req req;
-    struct entry scratch;
+    struct person scratch;
 
     if (len + 1 > cap)
         return -EINVAL;

@@ -1,7 +1,14 @@
-/* entry.c -- validation, ordering and formatting of one person (entry.h). */
+/* entry.c -- validation, construction, ordering and formatting of one
+ * person (entry.h). */
+#include <assert.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "entry.h"
+
+_Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
+_Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
 int entry_name_ok(const char *s, size_t len)
 {
@@ -50,37 +57,144 @@ int entry_ssn_ok(const char *s, size_t len)
     return 1;
 }
 
+uint32_t entry_ssn_pack(const char *text)
+{
+    uint32_t v = 0;
+
+    for (size_t i = 0; i < ENTRY_SSN_LEN; i++)
+        if (i != 3 && i != 6)
+            v = v * 10 + (uint32_t)(text[i] - '0');
+    return v;
+}
+
+char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1])
+{
+    assert(ssn <= 999999999u);
+    for (int i = ENTRY_SSN_LEN - 1; i >= 0; i--) {
+        if (i == 3 || i == 6) {
+            buf[i] = '-';
+            continue;
+        }
+        buf[i] = (char)('0' + ssn % 10);
+        ssn /= 10;
+    }
+    buf[ENTRY_SSN_LEN] = '\0';
+    return buf;
+}
+
+struct entry *entry_new(const char *last, size_t last_len,
+                        const char *first, size_t first_len,
+                        uint32_t ssn, int age)
+{
+    assert(last_len >= 1 && last_len <= ENTRY_NAME_MAX);
+    assert(first_len >= 1 && first_len <= ENTRY_NAME_MAX);
+    assert(ssn <= 999999999u && age >= 0 && age <= ENTRY_AGE_MAX);
+
+    /* The header, then exactly the names: no padding is asked for at the
+     * end (malloc rounds the chunk up anyway). */
+    struct entry *e = malloc(offsetof(struct entry, names) + last_len + 1 +
+                             first_len + 1);
+    if (!e)
+        return NULL;
+    memset(&e->node, 0, sizeof(e->node));
+    e->ssn = ssn;
+    e->age = (uint8_t)age;
+    e->last_len = (uint8_t)last_len;
+    memcpy(e->names, last, last_len);
+    e->names[last_len] = '\0';
+    memcpy(e->names + last_len + 1, first, first_len);
+    e->names[last_len + 1 + first_len] = '\0';
+    return e;
+}
+
+struct entry *entry_from_person(const struct person *p)
+{
+    return entry_new(p->last, strnlen(p->last, ENTRY_NAME_MAX),
+                     p->first, strnlen(p->first, ENTRY_NAME_MAX),
+                     entry_ssn_pack(p->ssn), p->age);
+}
+
+void entry_free(struct entry *e)
+{
+    if (!e)
+        return;
+    OPENSSL_cleanse(&e->ssn, sizeof(e->ssn));
+    free(e);
+}
+
+/* strcmp compares bytewise, as unsigned char: the order entry.h states. */
+static int names_cmp(const char *last_a, const char *first_a,
+                     const char *last_b, const char *first_b)
+{
+    int c = strcmp(last_a, last_b);
+
+    return c ? c : strcmp(first_a, first_b);
+}
+
 int entry_cmp(const struct rb_node *a, const struct rb_node *b)
 {
     const struct entry *x = RB_ENTRY(a, struct entry, node);
     const struct entry *y = RB_ENTRY(b, struct entry, node);
-    int c = strcmp(x->last, y->last);       /* bytewise: strcmp compares
-                                               as unsigned char */
-    return c ? c : strcmp(x->first, y->first);
+
+    return names_cmp(entry_last(x), entry_first(x),
+                     entry_last(y), entry_first(y));
 }
 
 int entry_key_cmp(const void *key, const struct rb_node *n)
 {
     const struct entry_key *k = key;
     const struct entry *y = RB_ENTRY(n, struct entry, node);
-    int c = strcmp(k->last, y->last);
 
-    return c ? c : strcmp(k->first, y->first);
+    return names_cmp(k->last, k->first, entry_last(y), entry_first(y));
+}
+
+int person_cmp(const struct person *a, const struct person *b)
+{
+    return names_cmp(a->last, a->first, b->last, b->first);
+}
+
+/* The one formatter of each line, for both forms: the bytes cannot differ. */
+static size_t format_print(const char *last, const char *first,
+                           const char *ssn, int age, char *buf)
+{
+    char name[2 * ENTRY_NAME_MAX + 3];
+
+    snprintf(name, sizeof(name), "%s, %s", last, first);
+    int n = snprintf(buf, ENTRY_LINE_MAX, "%-30s -- %11s %4d\n",
+                     name, ssn, age);
+    return (size_t)n;
+}
+
+static size_t format_dump(const char *last, const char *first,
+                          const char *ssn, int age, char *buf)
+{
+    int n = snprintf(buf, ENTRY_LINE_MAX, "%s %s %d %s\n",
+                     last, first, age, ssn);
+    return (size_t)n;
 }
 
 size_t entry_format_print(const struct entry *e, char *buf)
 {
-    char name[2 * ENTRY_NAME_MAX + 3];
+    char ssn[ENTRY_SSN_LEN + 1];
 
-    snprintf(name, sizeof(name), "%s, %s", e->last, e->first);
-    int n = snprintf(buf, ENTRY_LINE_MAX, "%-30s -- %11s %4d\n",
-                     name, e->ssn, e->age);
-    return (size_t)n;
+    return format_print(entry_last(e), entry_first(e),
+                        entry_ssn_text(e, ssn), entry_age(e), buf);
+}
+
+size_t person_format_print(const struct person *p, char *buf)
+{
+    return format_print(p->last, p->first, p->ssn, p->age, buf);
 }
 
 size_t entry_format_dump(const struct entry *e, char *buf)
 {
-    int n = snprintf(buf, ENTRY_LINE_MAX, "%s %s %d %s\n",
-                     e->last, e->first, e->age, e->ssn);
-    return (size_t)n;
+    char ssn[ENTRY_SSN_LEN + 1];
+
+    return format_dump(entry_last(e), entry_first(e),
+                       entry_ssn_text(e, ssn), entry_age(e), buf);
+}
+
+size_t person_format_dump(const struct person *p, char *buf)
+{
+    return format_dump(p->last, p->first, p->ssn, p->age, buf);
 }

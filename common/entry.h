@@ -1,11 +1,24 @@
-/* entry.h -- one person in the store (name, age, SSN): field validation,
- * ordering and the two text forms, PRINT's line and the canonical dump line
- * that DIGEST hashes. Knows nothing of trees' locking or of sockets.
+/* entry.h -- one person (name, age, SSN) in two forms, with field
+ * validation, ordering and the two text forms, PRINT's line and the
+ * canonical dump line that DIGEST hashes. Knows nothing of trees' locking
+ * or of sockets.
+ *
+ *   struct person  the plain form: fixed, NUL-terminated text fields. What
+ *                  a request parses into, what a journal record decodes
+ *                  into, what clients generate and expect. A value: lives
+ *                  on the stack or in arrays, never linked.
+ *   struct entry   the stored form: compact, one malloc sized to fit its
+ *                  names (entry_new), linked into the store's tree. Its
+ *                  fields never change once made; read them through the
+ *                  accessors below.
+ *
+ * Both forms print and dump to the same bytes (one formatter serves both).
  */
 #ifndef SSN_ENTRY_H
 #define SSN_ENTRY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "rbtree.h"
 
 #define ENTRY_NAME_MAX  63      /* longest first or last name, in bytes */
@@ -13,12 +26,25 @@
 #define ENTRY_AGE_MAX   150     /* oldest age accepted */
 #define ENTRY_LINE_MAX  192     /* room for any PRINT or dump line + NUL */
 
-struct entry {
-    struct rb_node node;        /* linked into the store's tree */
+/* The plain form. Every field is NUL-terminated within its array. */
+struct person {
     char last[ENTRY_NAME_MAX + 1];
     char first[ENTRY_NAME_MAX + 1];
-    char ssn[ENTRY_SSN_LEN + 1];
+    char ssn[ENTRY_SSN_LEN + 1];        /* DDD-DD-DDDD */
     int age;
+};
+
+/* The stored form: 38 bytes before the names (offsetof(struct entry,
+ * names)), then "last\0first\0"; entry_new allocates exactly that. With
+ * malloc's 8-byte header, names of up to 16 bytes together (18 with their
+ * NULs) fit glibc's 64-byte chunk: ssn-bench's names (2 to 7 bytes each)
+ * do (docs/PERFORMANCE.md, "100 bytes per person"). */
+struct entry {
+    struct rb_node node;        /* linked into the store's tree */
+    uint32_t ssn;               /* DDD-DD-DDDD as the number DDDDDDDDD */
+    uint8_t age;                /* 0..ENTRY_AGE_MAX */
+    uint8_t last_len;           /* bytes of the last name, 1..63 */
+    char names[];               /* "last\0first\0" */
 };
 
 /* Validation: each returns 1 when the token is acceptable, 0 otherwise.
@@ -29,7 +55,52 @@ int entry_name_ok(const char *s, size_t len);
 int entry_age_parse(const char *s, size_t len, int *age);
 int entry_ssn_ok(const char *s, size_t len);
 
-/* A lookup key: the two names, NUL-terminated. */
+/* An SSN's text (already accepted by entry_ssn_ok: not checked again) as
+ * the number its nine digits make, and back: buf gets ENTRY_SSN_LEN bytes
+ * and a NUL, with leading zeros. Returns buf. */
+uint32_t entry_ssn_pack(const char *text);
+char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1]);
+
+/* A new entry, in one allocation sized to fit the names. The caller has
+ * validated every field (entry_name_ok, entry_age_parse, entry_ssn_ok, or
+ * a journal record's checks): nothing is validated again, only asserted.
+ * The names need no terminator (len bytes are taken). Returns NULL when
+ * out of memory. The caller owns it: entry_free. */
+struct entry *entry_new(const char *last, size_t last_len,
+                        const char *first, size_t first_len,
+                        uint32_t ssn, int age);
+
+/* entry_new from a validated plain form. */
+struct entry *entry_from_person(const struct person *p);
+
+/* Wipes the SSN (personal data) and frees e. NULL is allowed. */
+void entry_free(struct entry *e);
+
+/* The fields of a stored entry. Names are NUL-terminated. */
+static inline const char *entry_last(const struct entry *e)
+{
+    return e->names;
+}
+
+static inline const char *entry_first(const struct entry *e)
+{
+    return e->names + e->last_len + 1;
+}
+
+static inline int entry_age(const struct entry *e)
+{
+    return e->age;
+}
+
+/* The SSN as DDD-DD-DDDD in buf (ENTRY_SSN_LEN + 1 bytes); returns buf. */
+static inline char *entry_ssn_text(const struct entry *e,
+                                   char buf[ENTRY_SSN_LEN + 1])
+{
+    return entry_ssn_unpack(e->ssn, buf);
+}
+
+/* A lookup key: the two names, NUL-terminated. Points into the request;
+ * FIND and DELETE search with it and never allocate. */
 struct entry_key {
     const char *last;
     const char *first;
@@ -37,16 +108,20 @@ struct entry_key {
 
 /* Tree order: last name, then first name, each compared bytewise.
  * entry_cmp orders two linked entries (for rb_check); entry_key_cmp
- * compares a struct entry_key with a linked entry (for lookups). */
+ * compares a struct entry_key with a linked entry (for lookups);
+ * person_cmp orders two plain forms the same way (for clients). */
 int entry_cmp(const struct rb_node *a, const struct rb_node *b);
 int entry_key_cmp(const void *key, const struct rb_node *n);
+int person_cmp(const struct person *a, const struct person *b);
 
 /* PRINT's line: "%-30s -- %11s %4d\n" of "Last, First", SSN and age.
  * Writes at most ENTRY_LINE_MAX bytes into buf; returns the length. */
 size_t entry_format_print(const struct entry *e, char *buf);
+size_t person_format_print(const struct person *p, char *buf);
 
 /* The canonical dump line: "last first age ssn\n". Returns the length. */
 size_t entry_format_dump(const struct entry *e, char *buf);
+size_t person_format_dump(const struct person *p, char *buf);
 
 /* PRINT's frame lines, each ending in '\n'. */
 #define ENTRY_PRINT_HEAD "__________________________________________________\n"

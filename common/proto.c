@@ -29,6 +29,7 @@ static const struct {
     { "STATS",  PROTO_STATS,  0, 1, "STATS [RESET]" },
     { "TREE",   PROTO_TREE,   0, 1, "TREE [DEPTH]" },
     { "AUTH",   PROTO_AUTH,   1, 0, "AUTH password" },
+    { "COMPACT", PROTO_COMPACT, 0, 0, "COMPACT" },
     { "HELP",   PROTO_HELP,   0, 0, "HELP" },
     { "DONE",   PROTO_QUIT,   0, 0, "DONE" },
     { "QUIT",   PROTO_QUIT,   0, 0, "QUIT" },
@@ -45,6 +46,7 @@ const char proto_help_text[] =
     "STATS [RESET]            server counters; RESET zeroes them\n"
     "TREE [DEPTH]             the tree's top levels as Graphviz DOT\n"
     "AUTH password            authenticate (when the server has a password)\n"
+    "COMPACT                  rewrite the journal as the people it holds\n"
     "HELP                     this text\n"
     "DONE or QUIT             close this connection\n"
     "END\n";
@@ -131,7 +133,7 @@ static enum proto_cmd parse_optional(struct proto_req *req, enum proto_cmd cmd,
 }
 
 enum proto_cmd proto_parse(const char *line, size_t len,
-                           struct proto_req *req, struct entry *e)
+                           struct proto_req *req, struct person *e)
 {
     struct token tok[MAX_TOKENS];
     int n = split(line, len, tok);

@@ -40,6 +40,7 @@ enum proto_cmd {
     PROTO_STATS_RESET,          /* STATS RESET */
     PROTO_TREE,                 /* req->depth holds the depth */
     PROTO_AUTH,                 /* req->secret holds the password */
+    PROTO_COMPACT,              /* rewrite the journal as the live set */
     PROTO_HELP,
     PROTO_QUIT,                 /* DONE or QUIT */
 };
@@ -54,11 +55,11 @@ struct proto_req {
 };
 
 /* Parses line (len bytes, no terminator needed). For ADD it fills every
- * field of *e; for DELETE and FIND the two names (enough for a lookup probe);
+ * field of *e; for DELETE and FIND the two names (enough for a lookup key);
  * for other commands *e is untouched. On any error *e may be partly written
  * but nothing else changes. Returns req->cmd. */
 enum proto_cmd proto_parse(const char *line, size_t len,
-                           struct proto_req *req, struct entry *e);
+                           struct proto_req *req, struct person *e);
 
 /* Matching a reply line (len bytes, no '\n') against a shape: the line
  * is exactly want, or starts with prefix. For clients checking replies. */

@@ -2,9 +2,12 @@
  *
  * Each touches the store only between cmd_store_enter and cmd_store_leave,
  * the lock policy's op hooks, and keeps that stretch short: nothing is
- * allocated, freed, formatted at length or written to the client inside it.
- * PRINT is the exception the policy chooses (print.c). The reply is built
- * after leaving, from what was copied out inside.
+ * formatted at length or written to the client inside it, and outside a
+ * batch nothing is allocated or freed there either. PRINT is the exception
+ * the policy chooses (print.c). The reply is built after leaving, from
+ * what was copied out inside. A batch (session_set_batch, the event
+ * driver's) keeps one hold across a run of simple requests; cmd_batch_end
+ * ends it before anything else.
  */
 #include <errno.h>
 #include <string.h>
@@ -20,15 +23,41 @@
 
 int cmd_store_enter(struct session *s, enum store_access how)
 {
+    if (s->batch_held)
+        return 0;               /* kept from the request before */
+    s->batch_left = s->batch_max;
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
     return rc;
 }
 
+/* A batchable request with more bytes buffered keeps the lock for the
+ * next one (cmd_run ends the batch when that one is not batchable). */
 void cmd_store_leave(struct session *s, enum store_access how)
 {
+    if (s->batch_ok && s->batch_left > 0 && lr_pending(&s->in)) {
+        s->batch_left--;
+        s->batch_held = 1;
+        return;
+    }
+    s->batch_held = 0;
     s->store->policy->op_leave(s->store, how);
+}
+
+void cmd_batch_end(struct session *s)
+{
+    if (!s->batch_held)
+        return;
+    s->batch_held = 0;
+    s->store->policy->op_leave(s->store, STORE_WRITE);
+}
+
+/* The requests one store-lock hold may cover: short, no I/O, no wait. */
+static int batchable(enum proto_cmd cmd)
+{
+    return cmd == PROTO_ADD || cmd == PROTO_DELETE || cmd == PROTO_FIND ||
+           cmd == PROTO_COUNT;
 }
 
 static void reply_ok(struct session *s)
@@ -60,32 +89,35 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req.last, .first = s->req.first };
 }
 
+/* ADD's one allocation: the entry, sized to its names, made from the
+ * parsed request before entering the store and freed after leaving it when
+ * the store refuses it (a duplicate, or the journal). */
 static void cmd_add(struct session *s)
 {
-    if (!s->spare && !(s->spare = store_entry_new())) {
+    struct entry *e = entry_from_person(&s->req);
+    if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;
     }
-    struct entry *e = s->spare;
-    memcpy(e->first, s->req.first, sizeof(e->first));
-    memcpy(e->last, s->req.last, sizeof(e->last));
-    memcpy(e->ssn, s->req.ssn, sizeof(e->ssn));
-    e->age = s->req.age;
 
     struct store_mutation m = { .op = STORE_ADD, .entry = e };
-    if (cmd_store_enter(s, STORE_WRITE))
+    if (cmd_store_enter(s, STORE_WRITE)) {
+        entry_free(e);
         return;
+    }
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
 
     if (rc == 0) {
-        s->spare = store_entry_new();   /* outside the lock */
         if (m.seq)
             s->journal_seq = m.seq;     /* the reply waits for it */
         reply_ok(s);
-    } else if (!journal_refused(s, rc)) {
-        reply_printf(s, "Error: %s %s already exists\n", e->first, e->last);
+        return;
     }
+    entry_free(e);                      /* refused: still ours */
+    if (!journal_refused(s, rc))
+        reply_printf(s, "Error: %s %s already exists\n", s->req.first,
+                     s->req.last);
 }
 
 static void cmd_delete(struct session *s)
@@ -97,7 +129,7 @@ static void cmd_delete(struct session *s)
     cmd_store_leave(s, STORE_WRITE);
 
     if (rc == 0) {
-        store_entry_free(m.removed);    /* outside the lock */
+        entry_free(m.removed);          /* outside the lock */
         if (m.seq)
             s->journal_seq = m.seq;
         reply_ok(s);
@@ -271,6 +303,37 @@ void cmd_auth(struct session *s, const char *secret, size_t len)
     OPENSSL_cleanse(hex, sizeof(hex));
 }
 
+/* COMPACT: the snapshot under the lock, then the wait for the new journal
+ * outside it (in coarse mode the session holds the lock anyway; the
+ * rewrite never needs it). */
+static void cmd_compact(struct session *s)
+{
+    struct journal *j = s->store->journal;
+    char why[128];
+    uint64_t gen = 0;
+
+    if (!j) {
+        reply_puts(s, "Error: no journal (start the server with "
+                   "--journal FILE)\n");
+        return;
+    }
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    int rc = journal_compact_start_locked(j, &gen);
+    cmd_store_leave(s, STORE_WRITE);
+
+    if (rc == -EROFS) {
+        journal_error(j, why, sizeof(why));
+        reply_printf(s, "Error: read-only: %s\n", why);
+    } else if (rc) {
+        reply_printf(s, "Error: compaction failed: %s\n", strerror(-rc));
+    } else if (journal_compact_wait(j, gen, why, sizeof(why))) {
+        reply_printf(s, "Error: compaction failed: %s\n", why);
+    } else {
+        reply_ok(s);
+    }
+}
+
 static void cmd_quit(struct session *s)
 {
     if (!s->quiet)
@@ -280,6 +343,9 @@ static void cmd_quit(struct session *s)
 
 void cmd_run(struct session *s, enum proto_cmd cmd)
 {
+    s->batch_ok = batchable(cmd);
+    if (!s->batch_ok)
+        cmd_batch_end(s);
     switch (cmd) {
     case PROTO_ADD:    cmd_add(s);    break;
     case PROTO_DELETE: cmd_delete(s); break;
@@ -299,6 +365,7 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_STATS_RESET: cmd_stats_reset(s); break;
     case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
+    case PROTO_COMPACT: cmd_compact(s); break;
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:

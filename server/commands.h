@@ -14,6 +14,11 @@ struct session;
 int cmd_store_enter(struct session *s, enum store_access how);
 void cmd_store_leave(struct session *s, enum store_access how);
 
+/* Releases the store lock a batch kept (session_set_batch), if it did:
+ * before any request that is not in the batch, any send, and at the end
+ * of a slice. */
+void cmd_batch_end(struct session *s);
+
 /* AUTH password: len bytes at secret (not NUL-terminated). */
 void cmd_auth(struct session *s, const char *secret, size_t len);
 

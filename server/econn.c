@@ -25,6 +25,8 @@
 /* How long one connection may answer buffered requests before its
  * worker's other connections get their turn (memcached's -R, by time). */
 #define ECONN_SLICE_NS  (200 * 1000)
+#define ECONN_BATCH     31             /* requests after the first that one
+                                          store-lock hold may cover */
 
 static int econn_send(void *arg, const void *data, size_t len);
 static int econn_send_listing(void *arg, struct listing *l);
@@ -52,6 +54,7 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
         return NULL;
     }
     session_set_output_limit(c->conn.session, srv.opt.max_output);
+    session_set_batch(c->conn.session, ECONN_BATCH);
     session_set_peer(c->conn.session, peer);
     c->w = w;
     outq_init(&c->q);
@@ -204,6 +207,10 @@ void econn_close(struct econn *c)
         event_free(c->wev);
     if (c->granted)
         event_free(c->granted);
+    if (c->held)
+        journal_wait_cancel(c->conn.session->store->journal, &c->jwaiter);
+    if (c->durable)
+        event_free(c->durable);
     if (c->more)
         event_free(c->more);
     outq_clear(&c->q);
@@ -257,18 +264,15 @@ static void on_linger(struct econn *c, short what)
     econn_close(c);
 }
 
-/* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
- * one time slice, sends the replies, and decides what to wait for next:
- * the worker's other clients (more requests buffered), the client reading
- * (replies queued), or more requests. */
-static void answer(struct econn *c, size_t n)
+/* Sends a slice's replies, and decides what to wait for next: the worker's
+ * other clients (more requests buffered), the client reading (replies
+ * queued), or more requests. */
+static void answered(struct econn *c, int done, int more, int reread)
 {
     struct session *s = c->conn.session;
     struct timeval tv;
-    int more;
 
-    int done = session_received_slice(s, n, ECONN_SLICE_NS, &more);
-    session_flush(s);
+    session_flush(s);                   /* durable by now: never blocks */
     if (done || s->ending) {
         begin_closing(c);
         return;
@@ -282,9 +286,48 @@ static void answer(struct econn *c, size_t n)
         event_add(c->more, &now);
     } else if (c->q.bytes) {
         event_del(c->rev);              /* on_write resumes reading */
-    } else if (n == 0) {
+    } else if (reread) {
         event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
     }                                   /* else reading simply goes on */
+}
+
+/* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
+ * one time slice. Replies that acknowledge mutations not yet durable are
+ * held, and the socket left unread, until the journal's flusher says so
+ * (on_durable): the worker serves its other clients meanwhile. */
+static void answer(struct econn *c, size_t n)
+{
+    int more;
+    int done = session_received_slice(c->conn.session, n, ECONN_SLICE_NS,
+                                      &more);
+
+    if (session_durable_async(c->conn.session, &c->jwaiter) == -EAGAIN) {
+        c->held = 1;
+        c->held_done = done;
+        c->held_more = more;
+        event_del(c->rev);
+        return;
+    }
+    answered(c, done, more, n == 0);
+}
+
+/* The flusher's word, on another thread, with the journal's lock held:
+ * only wake this connection's worker. */
+static void notify_durable(void *arg)
+{
+    struct econn *c = arg;
+    event_active(c->durable, EV_READ, 0);
+}
+
+static void on_durable(evutil_socket_t fd, short what, void *arg)
+{
+    struct econn *c = arg;
+    (void)fd; (void)what;
+
+    if (!c->held)
+        return;
+    c->held = 0;
+    answered(c, c->held_done, c->held_more, 1);
 }
 
 static void on_more(evutil_socket_t fd, short what, void *arg)
@@ -342,7 +385,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
     event_del(c->wev);
     if (c->state == ECONN_CLOSING)
         begin_linger(c);
-    else if (c->state == ECONN_OPEN)
+    else if (c->state == ECONN_OPEN && !c->held)
         event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
 }
 
@@ -379,9 +422,12 @@ void econn_begin(struct econn *c, struct event_base *base)
     c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
     c->granted = event_new(base, -1, 0, on_granted, c);
     c->more = event_new(base, -1, 0, on_more, c);
+    c->durable = event_new(base, -1, 0, on_durable, c);
+    c->jwaiter.notify = notify_durable;
+    c->jwaiter.arg = c;
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
-    if (!c->rev || !c->wev || !c->granted || !c->more) {
+    if (!c->rev || !c->wev || !c->granted || !c->more || !c->durable) {
         c->state = ECONN_CLOSING;
         econn_close(c);
         return;

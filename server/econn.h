@@ -1,12 +1,14 @@
 /* econn.h -- one connection of the event-driven driver (events.h): its
  * session, its events and what it still has to send. Used only by its
- * worker's thread, except conn (the registry's, under conns_lock) and the
- * waiter (the store's queue, under the store's handoff mutex).
+ * worker's thread, except conn (the registry's, under conns_lock), the
+ * waiter (the store's queue, under the store's handoff mutex) and jwaiter
+ * (the journal's list, under journal->lock).
  */
 #ifndef SSN_ECONN_H
 #define SSN_ECONN_H
 
 #include <event2/event.h>
+#include "journal.h"
 #include "outq.h"
 #include "server.h"
 #include "store.h"
@@ -30,6 +32,12 @@ struct econn {
     struct event *more;         /* activated to go on with buffered requests
                                    after the worker's other clients */
     struct store_waiter waiter;
+    struct event *durable;      /* activated when the replies held back for
+                                   the journal may leave */
+    struct journal_waiter jwaiter;
+    int held;                   /* replies held back for the journal; the
+                                   socket is not read meanwhile */
+    int held_done, held_more;   /* what the slice that held them said */
     struct outq q;              /* what the socket has not taken yet */
     uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */
     int idle;                   /* closed by --timeout */

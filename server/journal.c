@@ -107,7 +107,8 @@ static int work_due(const struct journal *j, uint64_t last_sync)
     if (j->flushing)            /* a session leads a round: signals work
                                    after it if there is more to do */
         return 0;
-    if (j->buf[j->active].len || j->want_reserve || j->stopping)
+    if (j->buf[j->active].len || j->want_reserve || j->stopping ||
+        j->rw_state == JRW_READY)
         return 1;
     if (j->reserved_end != JOURNAL_NO_LIMIT && !j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
@@ -117,7 +118,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
            time_now_ns() - last_sync >= JOURNAL_SYNC_NS;
 }
 
-static void set_broken(struct journal *j, const char *what, int err)
+void journal_set_broken_locked(struct journal *j, const char *what, int err)
 {
     if (j->broken)
         return;
@@ -137,6 +138,8 @@ struct flush_round {
     int want_sync, stop, broken;
     int werr, serr, rerr;       /* errnos of the write, sync, reservation */
     uint64_t took;              /* the sync's duration, ns */
+    int sw;                     /* a compaction's switch (journal_compact.c) */
+    struct jswitch swc;
 };
 
 /* Sleeps until work_due; j->lock held. */
@@ -175,12 +178,22 @@ static void flush_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
+    if (j->rw_state == JRW_READY && !j->broken) {
+        f->sw = 1;              /* the buffer's records go to the new file */
+        f->do_reserve = 0;      /* the switch reserves there */
+        journal_switch_take_locked(j, &f->swc);
+    }
 }
 
 /* The write, sync and reservation of a round; no lock held. */
 static void flush_io(struct journal *j, struct flush_round *f,
                      uint64_t *last_sync)
 {
+    if (f->sw) {
+        journal_switch_io(j, &f->swc);
+        if (f->swc.renamed)
+            return;             /* the records are in the new journal */
+    }
     if (f->n && !f->broken)
         f->werr = journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
     if (f->want_sync && !f->werr) {
@@ -191,11 +204,44 @@ static void flush_io(struct journal *j, struct flush_round *f,
         f->rerr = journal_reserve_chunk(j->fd, f->res_from);
 }
 
+static void unqueue_locked(struct journal *j, struct journal_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        j->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    w->queued = 0;
+}
+
+/* The event loops' connections whose records are now durable, or never
+ * will be; j->lock held. */
+static void notify_waiters_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+    struct journal_waiter *w = j->waiters, *next;
+
+    for (; w; w = next) {
+        next = w->next;
+        if (w->seq <= durable || j->broken) {
+            unqueue_locked(j, w);
+            w->notify(w->arg);
+        }
+    }
+}
+
 /* What a round achieved, made known: j->lock held. */
-static void flush_publish_locked(struct journal *j,
-                                 const struct flush_round *f)
+static void flush_publish_locked(struct journal *j, struct flush_round *f)
 {
     f->b->len = 0;
+    if (f->sw && f->swc.renamed) {
+        journal_switch_publish_locked(j, &f->swc);
+        goto published;
+    }
+    if (f->sw)                  /* failed: the old journal took the buffer */
+        journal_switch_publish_locked(j, &f->swc);
     if (f->n && !f->broken && !f->werr) {
         j->written_records += f->hi - j->written_seq;
         j->writes++;
@@ -203,9 +249,9 @@ static void flush_publish_locked(struct journal *j,
         j->written_end = f->off + f->n;
     }
     if (f->werr) {
-        set_broken(j, "journal write failed", f->werr);
+        journal_set_broken_locked(j, "journal write failed", f->werr);
     } else if (f->want_sync && f->serr) {
-        set_broken(j, "journal sync failed", f->serr);
+        journal_set_broken_locked(j, "journal sync failed", f->serr);
     } else if (f->want_sync) {
         j->synced_seq = j->written_seq;
         j->fsyncs++;
@@ -223,9 +269,11 @@ static void flush_publish_locked(struct journal *j,
             j->reserve_error = 0;
         }
     }
+published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     journal_wake_locked(j);
+    notify_waiters_locked(j);
 }
 
 void *journal_flusher_main(void *arg)
@@ -302,12 +350,17 @@ uint64_t journal_append_locked(struct journal *j,
                                const struct store_mutation *m)
 {
     const struct entry *e = m->op == STORE_ADD ? m->entry : m->removed;
-    uint64_t seq;
+    size_t live = m->op == STORE_ADD ? 0 :
+                  jrec_add_len(strlen(entry_first(e)), strlen(entry_last(e)));
+    char ssn[ENTRY_SSN_LEN + 1];
+    uint64_t seq, gen;
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
-    size_t n = jrec_encode(b->data + b->len, m->op, e->first, e->last,
-                           e->age, e->ssn);
+    size_t n = jrec_encode(b->data + b->len, m->op, entry_first(e),
+                           entry_last(e), entry_age(e),
+                           entry_ssn_text(e, ssn));
+    journal_compact_note_locked(j, b->data + b->len, n, m->op, live);
     b->len += n;
     j->accepted_end += n;
     seq = ++j->appended_seq;
@@ -315,8 +368,20 @@ uint64_t journal_append_locked(struct journal *j,
     j->bytes += n;
     /* No signal to the flusher: the session that appended writes (and
      * syncs) its record itself in journal_wait, or waits for the round
-     * under way; the flusher's 100 ms tick is the backstop. */
+     * under way; an event loop's journal_wait_async signals it; the
+     * flusher's 100 ms tick is the backstop. */
+    int due = j->compact_due;
+    j->compact_due = 0;
     pthread_mutex_unlock(&j->lock);
+
+    /* The journal passed twice the live size: the automatic rewrite. Its
+     * snapshot is taken here, under the store lock this caller holds. */
+    if (due) {
+        int rc = journal_compact_start_locked(j, &gen);
+        if (rc)
+            log_msg(LOG_LEVEL_WARN, "journal %s: cannot start a "
+                    "compaction: %s", j->path, strerror(-rc));
+    }
     return seq;
 }
 
@@ -333,7 +398,7 @@ void journal_wake_locked(struct journal *j)
     pthread_cond_broadcast(&j->progress);
     /* Signal waiters only: the first waiting for a record this round did
      * not cover leads the next round, so it is woken first. */
-    for (struct jwaiter **pp = &j->waiters; *pp && !j->broken;
+    for (struct jwaiter **pp = &j->sleepers; *pp && !j->broken;
          pp = &(*pp)->next)
         if ((*pp)->seq > durable) {
             next = *pp;
@@ -342,7 +407,7 @@ void journal_wake_locked(struct journal *j)
             pthread_cond_signal(&next->cond);
             break;
         }
-    for (struct jwaiter **pp = &j->waiters; *pp; ) {
+    for (struct jwaiter **pp = &j->sleepers; *pp; ) {
         struct jwaiter *w = *pp;
         if (w->seq <= durable || j->broken) {
             *pp = w->next;
@@ -361,10 +426,10 @@ void journal_wake_locked(struct journal *j)
  * next round); j->lock held. */
 static void sleep_own_locked(struct journal *j, uint64_t seq)
 {
-    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->waiters };
+    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->sleepers };
 
     pthread_cond_init(&w.cond, NULL);
-    j->waiters = &w;
+    j->sleepers = &w;
     while (w.linked)
         pthread_cond_wait(&w.cond, &j->lock);
     pthread_cond_destroy(&w.cond);
@@ -390,7 +455,9 @@ static void lead_round_locked(struct journal *j)
     pthread_mutex_lock(&j->lock);
     flush_publish_locked(j, &f);
     j->flushing = 0;
-    if (reserve || j->want_reserve)
+    /* The flusher's turn: space to reserve, or an event loop's records
+     * (journal_wait_async) appended after this round took its buffer. */
+    if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
     if (f.werr || (f.want_sync && f.serr)) {
         pthread_mutex_unlock(&j->lock);
@@ -413,10 +480,12 @@ int journal_wait(struct journal *j, uint64_t seq)
         return 0;
     pthread_mutex_lock(&j->lock);
     while (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        if (!j->flushing) {
+        if (!j->flushing && j->rw_state != JRW_READY) {
             lead_round_locked(j);
             continue;
         }
+        if (!j->flushing)       /* a compaction's switch: the flusher's */
+            pthread_cond_signal(&j->work);
         if (j->wake == JOURNAL_WAKE_SIGNAL)
             sleep_own_locked(j, seq);
         else
@@ -440,6 +509,40 @@ void journal_set_wake(struct journal *j, enum journal_wake w)
     pthread_mutex_unlock(&j->lock);
 }
 
+int journal_wait_async(struct journal *j, struct journal_waiter *w,
+                       uint64_t seq)
+{
+    int rc = 0;
+
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        w->seq = seq;
+        w->prev = NULL;
+        w->next = j->waiters;
+        if (j->waiters)
+            j->waiters->prev = w;
+        j->waiters = w;
+        w->queued = 1;
+        rc = -EAGAIN;
+        /* An event loop does not lead a round: the flusher writes (and
+         * syncs) for it, unless a round under way will signal it. */
+        if (!j->flushing)
+            pthread_cond_signal(&j->work);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
+{
+    pthread_mutex_lock(&j->lock);
+    if (w->queued)
+        unqueue_locked(j, w);
+    pthread_mutex_unlock(&j->lock);
+}
+
 /* ---- figures ------------------------------------------------------------ */
 
 void journal_figures(struct journal *j, struct journal_figures *f)
@@ -458,6 +561,10 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->wake_p50_us = hist_percentile(&j->wake_ns, 50) / 1000;
     f->wake_p99_us = hist_percentile(&j->wake_ns, 99) / 1000;
     f->readonly = j->broken != 0;
+    f->size = j->written_end;
+    f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
+    f->compactions = j->compactions;
+    f->compacting = j->rw_state != JRW_IDLE;
     pthread_mutex_unlock(&j->lock);
 }
 

@@ -64,6 +64,10 @@ struct journal_figures {
     uint64_t wake_p50_us, wake_p99_us;  /* from the end of a round to
                                            the waiter running again */
     int readonly;               /* a write or sync failed: no more writes */
+    uint64_t size;              /* the file's length, what is written */
+    uint64_t live_bytes;        /* what a compaction would leave */
+    uint64_t compactions;       /* finished since start-up */
+    int compacting;             /* one is under way */
 };
 
 /* Opens (or creates) path, replays it into st (which must be empty, with
@@ -90,6 +94,21 @@ int journal_reserve_locked(struct journal *j);
 uint64_t journal_append_locked(struct journal *j,
                                const struct store_mutation *m);
 
+/* Compaction (journal_compact.c, docs/DURABILITY.md): the journal
+ * rewritten as one ADD per live person, the sessions stopped only for the
+ * snapshot. start: takes the snapshot of j's store, whose lock the caller
+ * holds, and starts the rewrite; when one runs already, that one is the
+ * one to wait for. Sets *gen; returns 0, -EROFS or -ENOMEM. wait: blocks,
+ * no lock held, until compaction gen has ended; 0 when the new journal is
+ * in place, else -errno with why it failed in why. */
+int journal_compact_start_locked(struct journal *j, uint64_t *gen);
+int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
+                         size_t len);
+
+/* The automatic compaction runs when the journal passes bytes and twice
+ * its live size; 0 turns it off. Before the server listens. */
+void journal_set_compact_min(struct journal *j, uint64_t bytes);
+
 /* Blocks until record seq is durable under the policy. Returns 0, or -EIO
  * when it never will be (a write or sync failed: the server is read-only
  * and the caller must not acknowledge it). */
@@ -99,6 +118,23 @@ int journal_wait(struct journal *j, uint64_t seq);
  * journal_open: it measured best, docs/DURABILITY.md); safe at any time,
  * a sleeping waiter is woken either way. */
 void journal_set_wake(struct journal *j, enum journal_wake w);
+/* A wait that does not block, for an event loop: journal_wait_async
+ * returns 0 when record seq is durable already (or never will be: the
+ * session's blocking wait then returns at once), else queues w and returns
+ * -EAGAIN; when seq becomes durable, or the journal fails, the flusher
+ * unqueues w and calls w->notify(w->arg) with j->lock held, so notify
+ * must only wake the loop. journal_wait_cancel unqueues w if it still is
+ * (a connection that closes while it waits). */
+struct journal_waiter {
+    uint64_t seq;
+    void (*notify)(void *arg);
+    void *arg;
+    struct journal_waiter *prev, *next;
+    int queued;
+};
+int journal_wait_async(struct journal *j, struct journal_waiter *w,
+                       uint64_t seq);
+void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns
  * -1 and sets errno). Set only before journal_open. */

@@ -17,22 +17,48 @@
 #define JOURNAL_BUF     (256 * 1024)    /* each of the two buffers */
 #define JOURNAL_CHUNK   (64 * 1024)     /* space reserved at a time */
 #define JOURNAL_SYNC_NS (1000 * TIME_NS_PER_MS) /* everysec's period */
+#define JOURNAL_COMPACT_MIN (64ULL << 20) /* the automatic compaction's
+                                           default least size */
+#define JOURNAL_COMPACT_SUFFIX ".compact" /* the new file while it is built */
 #define JOURNAL_NO_LIMIT UINT64_MAX     /* reserved_end when the file
                                            system cannot reserve */
 
 /* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
- * j->waiters (guarded by j->lock) until the end of a round unlinks and
+ * j->sleepers (guarded by j->lock) until the end of a round unlinks and
  * signals it. */
 struct jwaiter {
     uint64_t seq;               /* the record it waits for */
     pthread_cond_t cond;        /* its own; the mutex is j->lock */
-    int linked;                 /* still on j->waiters */
+    int linked;                 /* still on j->sleepers */
     struct jwaiter *next;
 };
 
 struct jbuf {
     unsigned char *data;
     size_t len;
+};
+
+/* The rewrite buffer of a compaction: every record appended after the
+ * snapshot, until it is in the new file. Grows as it must. */
+struct jgrow {
+    unsigned char *data;
+    size_t len, cap;
+};
+
+/* A compaction's steps (journal_compact.c). RUNNING: the snapshot is
+ * being written to the new file, appends are copied into rw_buf too.
+ * READY: the new file is whole up to rw_end; the flusher takes rw_buf
+ * for the last time, writes it, syncs, renames (SWITCHING), and sets IDLE
+ * again, on success with the new file as the journal. */
+enum jrw_state { JRW_IDLE, JRW_RUNNING, JRW_READY, JRW_SWITCHING };
+
+/* Where a test makes a compaction crash (SSN_TEST_COMPACT_CRASH). */
+enum jcrash {
+    JCRASH_NONE,
+    JCRASH_SNAPSHOT,            /* half the snapshot written */
+    JCRASH_WRITTEN,             /* the new file whole and synced */
+    JCRASH_RENAMED,             /* renamed, the directory not synced */
+    JCRASH_SWITCHED,            /* the new file is the journal */
 };
 
 struct journal {
@@ -65,12 +91,35 @@ struct journal {
                                    under way, by the flusher or a session
                                    leading it in journal_wait */
     enum journal_wake wake;     /* how journal_wait sleeps */
-    struct jwaiter *waiters;    /* JOURNAL_WAKE_SIGNAL's sleepers */
+    struct jwaiter *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
     uint64_t published_ns;      /* when the last round ended */
+    struct journal_waiter *waiters; /* journal_wait_async's, unordered */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
     struct hist wake_ns;        /* published_ns -> a waiter running */
+
+    /* Compaction (journal_compact.c), also guarded by j->lock. */
+    enum jrw_state rw_state;
+    struct jgrow rw_buf;        /* appended since the snapshot */
+    int rw_nomem;               /* rw_buf could not grow: give up */
+    int rw_abort;               /* journal_close: stop, keep the old file */
+    unsigned char *rw_snap;     /* the snapshot's records, for the thread */
+    size_t rw_snap_len;
+    char *rw_path;              /* path + ".compact" */
+    int rw_fd;                  /* the new file while it is built */
+    uint64_t rw_end;            /* its length so far */
+    uint64_t rw_started, rw_done;   /* compactions begun and finished */
+    int rw_error;               /* the last finished one's errno, or 0 */
+    char rw_why[128];
+    pthread_t rw_thread;
+    int rw_joinable;
+    uint64_t live_bytes;        /* what the live set's ADD records take */
+    uint64_t compact_min;       /* auto: never below this size (0 never) */
+    uint64_t compact_next;      /* auto: not before the file reaches it */
+    int compact_due;            /* auto: an append found it is time */
+    uint64_t compactions;       /* finished with the new file in place */
+    enum jcrash crash_at;
 };
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
@@ -87,6 +136,44 @@ int journal_reserve_chunk(int fd, uint64_t from);
  * the journal is broken), and one more that is not, to lead the next
  * round; j->lock held. */
 void journal_wake_locked(struct journal *j);
+/* The flusher's part of a compaction (journal_compact.c). take: j->lock
+ * held, rw_state READY: takes rw_buf and blocks appends (SWITCHING).
+ * io: no lock held: completes the new file and puts it in place, or on
+ * failure leaves the old one as the journal. publish: j->lock held. */
+struct jswitch {
+    struct jgrow rem;           /* the last records, for the new file */
+    uint64_t hi;                /* the last of them */
+    uint64_t reserved_end;      /* the old file's, back on failure */
+    int fd;                     /* the new file */
+    uint64_t off;               /* where rem goes in it */
+    int err;                    /* errno of the failed step, or 0 */
+    const char *what;           /* that step */
+    int renamed;                /* the new file has the journal's name */
+    int rerr;                   /* errno of reserving space in it */
+};
+void journal_switch_take_locked(struct journal *j, struct jswitch *sw);
+void journal_switch_io(struct journal *j, struct jswitch *sw);
+void journal_switch_publish_locked(struct journal *j, struct jswitch *sw);
+
+/* Appends one record's bytes to the rewrite buffer while a compaction
+ * runs, and keeps live_bytes; j->lock held. */
+void journal_compact_note_locked(struct journal *j, const void *rec,
+                                 size_t n, enum store_op op, size_t live);
+
+/* The live set's size from the store (after replay); store lock held. */
+uint64_t journal_live_bytes_locked(struct store *st);
+
+/* A compaction's end as the flusher or the thread sees it: rw_state back
+ * to IDLE, the outcome recorded, waiters woken; j->lock held. */
+void journal_compact_finish_locked(struct journal *j, int err,
+                                   const char *what);
+
+/* A test's crash point: SIGKILL when it is the chosen one. */
+void journal_crash_point(const struct journal *j, enum jcrash at);
+
+/* A write or sync failed: the journal is read-only for good, with why;
+ * j->lock held. */
+void journal_set_broken_locked(struct journal *j, const char *what, int err);
 
 /* The flusher thread's body; arg is the struct journal, its lock and
  * conditions initialised. Returns when j->stopping is set and the active

@@ -23,27 +23,23 @@
  * journal is attached only after the replay). A record that contradicts
  * the store (an ADD of a present name, a DELETE of an absent one) means
  * the file is not the history of this store: damage. */
-static int replay_one(enum store_op op, struct entry *rec, void *arg)
+static int replay_one(enum store_op op, const struct person *rec, void *arg)
 {
     struct store *st = arg;
     struct store_mutation m = { .op = op };
 
     if (op == STORE_ADD) {
-        if (!(m.entry = store_entry_new()))
+        if (!(m.entry = entry_from_person(rec)))    /* jrec_decode checked */
             return -ENOMEM;
-        memcpy(m.entry->first, rec->first, sizeof(rec->first));
-        memcpy(m.entry->last, rec->last, sizeof(rec->last));
-        memcpy(m.entry->ssn, rec->ssn, sizeof(rec->ssn));
-        m.entry->age = rec->age;
     } else {
         m.key.first = rec->first;
         m.key.last = rec->last;
     }
     int rc = store_apply_locked(st, &m);
     if (op == STORE_ADD && rc)
-        store_entry_free(m.entry);
+        entry_free(m.entry);
     if (op == STORE_DELETE && rc == 0)
-        store_entry_free(m.removed);
+        entry_free(m.removed);
     return rc;
 }
 
@@ -83,6 +79,7 @@ static long long replay(struct journal *j, const unsigned char *img,
     store_lock(j->store);       /* the _locked functions assert it */
     jrec_scan(img, len, replay_one, j->store, &r);
     size_t people = store_count_locked(j->store);
+    j->live_bytes = journal_live_bytes_locked(j->store);
     store_unlock(j->store);
 
     switch (r.status) {
@@ -128,6 +125,21 @@ static long long replay(struct journal *j, const unsigned char *img,
             r.records, r.adds, r.deletes, people, r.good_end,
             journal_fsync_name(j->fsync));
     return (long long)r.good_end;
+}
+
+/* SSN_TEST_COMPACT_CRASH: where a test makes a compaction crash. */
+static enum jcrash crash_point_from_env(void)
+{
+    static const char *const names[] = {
+        [JCRASH_SNAPSHOT] = "snapshot", [JCRASH_WRITTEN] = "written",
+        [JCRASH_RENAMED] = "renamed", [JCRASH_SWITCHED] = "switched",
+    };
+    const char *v = getenv("SSN_TEST_COMPACT_CRASH");
+
+    for (int i = JCRASH_SNAPSHOT; v && i <= JCRASH_SWITCHED; i++)
+        if (strcmp(v, names[i]) == 0)
+            return (enum jcrash)i;
+    return JCRASH_NONE;
 }
 
 /* Opens (or creates) path as j's file and reads it whole into *img (the
@@ -234,8 +246,15 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->fsync = fsync;
     j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
+    j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
+    j->crash_at = crash_point_from_env();
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
+    if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
+        snprintf(err, errlen, "out of memory");
+        goto err;
+    }
+    strcpy(stpcpy(j->rw_path, path), JOURNAL_COMPACT_SUFFIX);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -248,6 +267,10 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                  strerror(errno));
         goto err;
     }
+    if (unlink(j->rw_path) == 0)
+        log_msg(LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                "compaction that did not finish; the journal itself is "
+                "whole", path, j->rw_path);
     reserve_first(j, path, end);
     if (start_flusher(j, err, errlen) < 0)
         goto err;
@@ -260,16 +283,40 @@ err:
             close(j->fd);
         free(j->buf[0].data);
         free(j->buf[1].data);
+        free(j->rw_path);
         free(j->path);
         free(j);
     }
     return NULL;
 }
 
+void journal_set_compact_min(struct journal *j, uint64_t bytes)
+{
+    pthread_mutex_lock(&j->lock);
+    j->compact_min = j->compact_next = bytes;
+    pthread_mutex_unlock(&j->lock);
+}
+
+/* A compaction under way is abandoned (before its switch) or finished
+ * (after); either way the journal is whole. The flusher still runs. */
+static void stop_compaction(struct journal *j)
+{
+    pthread_mutex_lock(&j->lock);
+    j->rw_abort = 1;
+    while (j->rw_state != JRW_IDLE)
+        pthread_cond_wait(&j->progress, &j->lock);
+    int joinable = j->rw_joinable;
+    j->rw_joinable = 0;
+    pthread_mutex_unlock(&j->lock);
+    if (joinable)
+        pthread_join(j->rw_thread, NULL);
+}
+
 void journal_close(struct journal *j)
 {
     if (!j)
         return;
+    stop_compaction(j);
     pthread_mutex_lock(&j->lock);
     j->stopping = 1;
     pthread_cond_signal(&j->work);
@@ -288,6 +335,8 @@ void journal_close(struct journal *j)
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);
+    free(j->rw_buf.data);
+    free(j->rw_path);
     free(j->path);
     free(j);
 }

@@ -4,6 +4,7 @@
  * damage when whole records follow it (something else broke the file). */
 #include <errno.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "crc32c.h"
 #include "journal_rec.h"
 
@@ -68,6 +69,12 @@ size_t jrec_encode(void *buf, enum store_op op, const char *first,
     return JREC_FRAME_LEN + n;
 }
 
+size_t jrec_add_len(size_t first_len, size_t last_len)
+{
+    return JREC_FRAME_LEN + 1 + 1 + first_len + 1 + last_len + 1 +
+           ENTRY_SSN_LEN;
+}
+
 /* One name out of the payload; NULL when it does not fit or is invalid. */
 static const unsigned char *get_name(const unsigned char *p,
                                      const unsigned char *end, char *name)
@@ -83,7 +90,7 @@ static const unsigned char *get_name(const unsigned char *p,
 }
 
 ssize_t jrec_decode(const void *buf, size_t avail, enum store_op *op,
-                    struct entry *e, size_t *claimed)
+                    struct person *out, size_t *claimed)
 {
     const unsigned char *rec = buf;
 
@@ -102,16 +109,17 @@ ssize_t jrec_decode(const void *buf, size_t avail, enum store_op *op,
     int code = *p++;
     if (code != JREC_OP_ADD && code != JREC_OP_DELETE)
         return -EBADMSG;
-    if (!(p = get_name(p, end, e->first)) || !(p = get_name(p, end, e->last)))
+    if (!(p = get_name(p, end, out->first)) ||
+        !(p = get_name(p, end, out->last)))
         return -EBADMSG;
     *op = code == JREC_OP_ADD ? STORE_ADD : STORE_DELETE;
     if (*op == STORE_ADD) {
         if (end - p != 1 + ENTRY_SSN_LEN || *p > ENTRY_AGE_MAX ||
             !entry_ssn_ok((const char *)p + 1, ENTRY_SSN_LEN))
             return -EBADMSG;
-        e->age = *p;
-        memcpy(e->ssn, p + 1, ENTRY_SSN_LEN);
-        e->ssn[ENTRY_SSN_LEN] = '\0';
+        out->age = *p;
+        memcpy(out->ssn, p + 1, ENTRY_SSN_LEN);
+        out->ssn[ENTRY_SSN_LEN] = '\0';
     } else if (p != end) {
         return -EBADMSG;
     }
@@ -127,13 +135,13 @@ static int all_zero(const unsigned char *p, size_t n)
 }
 
 enum jscan_status jrec_scan(const void *buf, size_t len,
-                            int (*cb)(enum store_op op, struct entry *e,
+                            int (*cb)(enum store_op op, const struct person *p,
                                       void *arg),
                             void *arg, struct jscan *res)
 {
     const unsigned char *base = buf;
     size_t off = JREC_HEADER_LEN;
-    struct entry e;
+    struct person rec;
 
     memset(res, 0, sizeof(*res));
     int hrc = jrec_header_check(buf, len);
@@ -146,10 +154,10 @@ enum jscan_status jrec_scan(const void *buf, size_t len,
     while (off < len) {
         enum store_op op = STORE_ADD;
         size_t claimed, rest = len - off;
-        memset(&e, 0, sizeof(e));
-        ssize_t n = jrec_decode(base + off, rest, &op, &e, &claimed);
+        memset(&rec, 0, sizeof(rec));
+        ssize_t n = jrec_decode(base + off, rest, &op, &rec, &claimed);
         if (n > 0) {
-            int rc = cb(op, &e, arg);
+            int rc = cb(op, &rec, arg);
             if (rc) {
                 res->status = JSCAN_DAMAGED;
                 res->cb_error = rc;
@@ -183,5 +191,6 @@ enum jscan_status jrec_scan(const void *buf, size_t len,
             res->status = JSCAN_DAMAGED;
         break;
     }
+    OPENSSL_cleanse(&rec, sizeof(rec));     /* the last record's SSN */
     return res->status;
 }

@@ -40,13 +40,18 @@ int jrec_header_check(const void *buf, size_t len);
 size_t jrec_encode(void *buf, enum store_op op, const char *first,
                    const char *last, int age, const char *ssn);
 
+/* The length of the ADD record of names this long. */
+size_t jrec_add_len(size_t first_len, size_t last_len);
+
 /* Decodes the record at the start of buf (avail bytes there) into *op and
- * e's names, age and SSN. Returns its whole length; 0 when avail is too
- * short to hold it (its frame or its payload is cut); -EBADMSG when the
- * frame is whole but the CRC or the contents are wrong, with *claimed the
- * length its frame claims (0 if the length field itself is impossible). */
+ * the plain form out: its names, and for an ADD its age and SSN, each
+ * checked as a request's are (so entry_from_person may build the entry).
+ * Returns its whole length; 0 when avail is too short to hold it (its
+ * frame or its payload is cut); -EBADMSG when the frame is whole but the
+ * CRC or the contents are wrong, with *claimed the length its frame claims
+ * (0 if the length field itself is impossible). */
 ssize_t jrec_decode(const void *buf, size_t avail, enum store_op *op,
-                    struct entry *e, size_t *claimed);
+                    struct person *out, size_t *claimed);
 
 /* What a scan of a whole journal image found. */
 enum jscan_status {
@@ -73,11 +78,12 @@ struct jscan {
 };
 
 /* Scans a journal image of len bytes: checks the header, then calls
- * cb(op, e, arg) for each good record in order until the first bad one. A
+ * cb(op, p, arg) for each good record (p is the scan's own, on its
+ * stack: copy what outlives the call) in order until the first bad one. A
  * callback returning non-zero stops the scan as DAMAGED at that record.
  * Returns res->status. */
 enum jscan_status jrec_scan(const void *buf, size_t len,
-                            int (*cb)(enum store_op op, struct entry *e,
+                            int (*cb)(enum store_op op, const struct person *p,
                                       void *arg),
                             void *arg, struct jscan *res);
 

@@ -121,16 +121,18 @@ static int fit_fd_limit(void)
 static int journal_start(void)
 {
     char err[512];
-    struct journal *j;
 
     if (!srv.opt.journal)
         return 0;
-    if (!(j = journal_open(srv.opt.journal, (enum journal_fsync)srv.opt.fsync,
-                           srv.opt.journal_truncate, &srv.store, err,
-                           sizeof(err)))) {
+    struct journal *j = journal_open(srv.opt.journal,
+                                     (enum journal_fsync)srv.opt.fsync,
+                                     srv.opt.journal_truncate, &srv.store,
+                                     err, sizeof(err));
+    if (!j) {
         fprintf(stderr, "ssnserver: --journal: %s\n", err);
         return -1;
     }
+    journal_set_compact_min(j, srv.opt.journal_compact_min);
     journal_set_wake(j, (enum journal_wake)srv.opt.journal_wake);
     return 0;
 }

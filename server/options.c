@@ -61,6 +61,10 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --journal-wake HOW signal (default: one signal per session waiting\n"
 "                         for a sync, each on its own condition) or\n"
 "                         broadcast (one broadcast wakes every waiter)\n"
+"      --journal-compact-min BYTES\n"
+"                         rewrite the journal as the live set by itself once\n"
+"                         it passes BYTES and twice that set's size (suffix\n"
+"                         k, m, g; default 64m; 0: only on COMPACT)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -101,8 +105,9 @@ static long number(const char *opt, const char *s, long lo, long hi)
     return v;
 }
 
-/* A byte count with an optional k, m or g (powers of 1024). */
-static size_t bytes(const char *opt, const char *s)
+/* A byte count with an optional k, m or g (powers of 1024), at least
+ * min (4k or 0) and at most 1024g. */
+static size_t bytes(const char *opt, const char *s, unsigned long long min)
 {
     static const char suffixes[] = "kmg";
     char *end;
@@ -119,15 +124,16 @@ static size_t bytes(const char *opt, const char *s)
             bad_value(opt, s, "is too large");
         v *= 1024;
     }
-    if (v < MAX_OUTPUT_MIN || v > (1ULL << 40))
-        bad_value(opt, s, "is out of range (4k to 1024g)");
+    if (v < min || v > (1ULL << 40))
+        bad_value(opt, s, min ? "is out of range (4k to 1024g)"
+                              : "is out of range (0 to 1024g)");
     return (size_t)v;
 }
 
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE,
+    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
 };
 
 static const struct option longopts[] = {
@@ -145,6 +151,7 @@ static const struct option longopts[] = {
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
     { "journal-wake",  required_argument, NULL, OPT_JWAKE },
+    { "journal-compact-min", required_argument, NULL, OPT_JCOMPACT },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -167,6 +174,7 @@ static void set_defaults(struct options *opt)
     opt->fsync = JOURNAL_FSYNC_EVERYSEC;
     opt->journal_wake = JOURNAL_WAKE_SIGNAL;    /* measured best,
                                                    docs/DURABILITY.md */
+    opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
 }
@@ -181,7 +189,7 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case 'm':
         opt->max_clients = number("--max-clients", optarg, 1, 1000000);
         break;
-    case OPT_MAXOUT: opt->max_output = bytes("--max-output", optarg); break;
+    case OPT_MAXOUT: opt->max_output = bytes("--max-output", optarg, MAX_OUTPUT_MIN); break;
     case OPT_TIMEOUT:
         opt->idle_timeout_s = number("--timeout", optarg, 0, 86400 * 365);
         break;
@@ -225,6 +233,9 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         if (opt->journal_wake < 0)
             bad_value("--journal-wake", optarg, "is not a wake-up "
                       "(broadcast or signal)");
+        break;
+    case OPT_JCOMPACT:
+        opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;
     case 'h': usage(stdout, policy); exit(0);
     case 'V':

@@ -47,6 +47,7 @@ struct options {
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */
     int journal_wake;           /* --journal-wake, an enum journal_wake */
+    size_t journal_compact_min; /* --journal-compact-min */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */

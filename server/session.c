@@ -40,7 +40,6 @@ struct session *session_new(struct store *st, const struct session_io *io,
     s->digest = digest_new();
     if (!s->digest)
         goto err;
-    s->spare = store_entry_new();   /* may fail: retried at the next ADD */
     return s;
 err:
     ob_destroy(&s->out);
@@ -52,7 +51,6 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
-    store_entry_free(s->spare);
     digest_free(s->digest);
     /* Requests and replies held SSNs and passwords: wipe before freeing. */
     OPENSSL_cleanse(s->in.buf, sizeof(s->in.buf));
@@ -260,14 +258,17 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         } else {
             handle(s, line, len);
         }
-        if (s->out.len >= high_water(s))
+        if (s->out.len >= high_water(s)) {
+            cmd_batch_end(s);           /* no I/O under the store lock */
             session_flush(s);
+        }
         if (until && time_now_ns() >= until) {
             if (more)
                 *more = !s->ending;     /* there may be more lines */
             break;
         }
     }
+    cmd_batch_end(s);
     atomic_fetch_add(&srv.commands_total, s->commands);
     s->commands = 0;
     return s->ending;
@@ -311,6 +312,13 @@ int session_durable(struct session *s)
     return rc;
 }
 
+int session_durable_async(struct session *s, struct journal_waiter *w)
+{
+    if (!s->journal_seq || !s->out.len)
+        return 0;
+    return journal_wait_async(s->store->journal, w, s->journal_seq);
+}
+
 /* A reply that acknowledges a mutation leaves only once the mutation is
  * durable; when it cannot become durable, no reply of the batch leaves
  * (the client must not believe it) and the connection ends. */
@@ -333,6 +341,11 @@ int session_flush(struct session *s)
 void session_set_peer(struct session *s, const char *peer)
 {
     snprintf(s->peer, sizeof(s->peer), "%s", peer);
+}
+
+void session_set_batch(struct session *s, int n)
+{
+    s->batch_max = n;
 }
 
 void session_set_output_limit(struct session *s, size_t limit)

@@ -24,6 +24,8 @@
 #include "outbuf.h"
 #include "telnet.h"
 
+struct journal_waiter;
+
 struct store;
 struct store_waiter;
 
@@ -66,14 +68,19 @@ struct session {
     int send_error;             /* the -errno of the send that failed (the
                                    session ended), else 0 */
     struct digest *digest;      /* this session's own SHA-256 context */
-    struct entry *spare;        /* made outside the lock, for the next ADD */
-    struct entry req;           /* the current request's fields */
+    struct person req;          /* the current request's fields */
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */
     uint64_t journal_seq;       /* the last journal record this session's
                                    replies acknowledge and that is not yet
                                    known durable; 0: none */
+    /* One store-lock hold for a run of requests (session_set_batch): */
+    int batch_max;              /* requests one hold may cover after the
+                                   first; 0 (the default): one each */
+    int batch_left;             /* what this hold may still cover */
+    int batch_ok;               /* the current request may keep the lock */
+    int batch_held;             /* the lock is kept for the next request */
 };
 
 /* NULL when memory or a digest context cannot be had. */
@@ -130,6 +137,17 @@ int session_flush(struct session *s);
  * without a journal, at the cost of one branch), or -EIO when they never
  * will be: then the replies must not leave, and the session ends. */
 int session_durable(struct session *s);
+
+/* session_durable for an event loop: 0 when the replies may leave now
+ * (session_flush will not block), or -EAGAIN when w is queued with the
+ * journal and w->notify will tell when (journal_wait_async). */
+int session_durable_async(struct session *s, struct journal_waiter *w);
+
+/* Lets one hold of the store lock cover up to 1 + n consecutive simple
+ * requests (ADD, DELETE, FIND, COUNT) of a slice when more are already
+ * buffered; the event driver's choice (docs/ARCHITECTURE.md). 0: one hold
+ * per request, as the thread-per-connection lessons measure. */
+void session_set_batch(struct session *s, int n);
 
 /* Names the client in the log ("[addr]:port"; "stdin" by default). */
 void session_set_peer(struct session *s, const char *peer);

@@ -94,7 +94,11 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "journal_wake %s\n"
         "journal_wakes %llu\n"
         "journal_wake_us_p50 %llu\n"
-        "journal_wake_us_p99 %llu\n",
+        "journal_wake_us_p99 %llu\n"
+        "journal_size %llu\n"
+        "journal_live_bytes %llu\n"
+        "journal_compactions %llu\n"
+        "journal_compacting %d\n",
         st->journal ? "on" : "off",
         st->journal ? journal_fsync_name(jf.fsync) : "-",
         (unsigned long long)jf.records, (unsigned long long)jf.bytes,
@@ -103,7 +107,9 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         (unsigned long long)jf.fsync_p50_us,
         st->journal ? journal_wake_name(jf.wake) : "-",
         (unsigned long long)jf.wakes, (unsigned long long)jf.wake_p50_us,
-        (unsigned long long)jf.wake_p99_us);
+        (unsigned long long)jf.wake_p99_us,
+        (unsigned long long)jf.size, (unsigned long long)jf.live_bytes,
+        (unsigned long long)jf.compactions, jf.compacting);
     if (k < 0 || (size_t)k >= cap - (size_t)n)
         return 0;
     n += k;

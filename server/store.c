@@ -11,8 +11,6 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <stdlib.h>
-#include <openssl/crypto.h>
 #include "journal.h"
 #include "listing.h"
 #include "lockmode.h"
@@ -49,7 +47,7 @@ void store_destroy(struct store *st)
     while (n) {
         struct rb_node *next = rb_next(n);
         rb_erase(&st->tree, n);
-        store_entry_free(RB_ENTRY(n, struct entry, node));
+        entry_free(RB_ENTRY(n, struct entry, node));
         n = next;
     }
     listing_put(st->listing);
@@ -238,7 +236,7 @@ static void race_window(const struct store *st)
 
 static int add_locked(struct store *st, struct entry *e)
 {
-    struct entry_key key = { .last = e->last, .first = e->first };
+    struct entry_key key = { .last = entry_last(e), .first = entry_first(e) };
     struct rb_node *parent, **link;
 
     if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent, &link))
@@ -322,15 +320,3 @@ int store_foreach_locked(const struct store *st,
     return 0;
 }
 
-struct entry *store_entry_new(void)
-{
-    return calloc(1, sizeof(struct entry));
-}
-
-void store_entry_free(struct entry *e)
-{
-    if (!e)
-        return;
-    OPENSSL_cleanse(e->ssn, sizeof(e->ssn));
-    free(e);
-}

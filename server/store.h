@@ -109,7 +109,8 @@ struct store {
 };
 
 enum store_op {
-    STORE_ADD,                  /* link m->entry (caller-allocated) */
+    STORE_ADD,                  /* link m->entry (caller-allocated,
+                                   entry_new, outside the lock) */
     STORE_DELETE,               /* unlink the entry named by m->key */
 };
 
@@ -181,10 +182,5 @@ const char *store_check_locked(const struct store *st);
 int store_foreach_locked(const struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg);
-
-/* Entry allocation and release, outside the lock. store_entry_free wipes
- * the SSN before the memory goes back (it is personal data). */
-struct entry *store_entry_new(void);
-void store_entry_free(struct entry *e);
 
 #endif

@@ -24,15 +24,16 @@
 _Static_assert(PROTO_TREE_MAX_DEPTH <= RB_DOT_MAX_DEPTH,
                "TREE allows more levels than rb_dot_write draws");
 
-/* "Last, First": the names are bounded by their arrays, not trusted to be
- * terminated (in nolock the entry may be changing under us). */
+/* "Last, First": an entry's names never change once it is made, but the
+ * reads stay bounded by ENTRY_NAME_MAX anyway (in nolock the tree may be
+ * changing under us). */
 static void person_label(const struct rb_node *n, char *buf, size_t size)
 {
     const struct entry *e = RB_ENTRY(n, const struct entry, node);
 
     snprintf(buf, size, "%.*s, %.*s",
-             (int)strnlen(e->last, sizeof(e->last)), e->last,
-             (int)strnlen(e->first, sizeof(e->first)), e->first);
+             (int)strnlen(entry_last(e), ENTRY_NAME_MAX), entry_last(e),
+             (int)strnlen(entry_first(e), ENTRY_NAME_MAX), entry_first(e));
 }
 
 /* Each line into the reply; a reply that lost a part stops the drawing. */

@@ -449,7 +449,7 @@ END_TEST
 
 START_TEST(test_preload_people)
 {
-    struct entry a, b;
+    struct person a, b;
     for (uint64_t i = 0; i < 5000; i += 13) {
         preload_entry(i, &a);
         preload_entry(i + 1, &b);

@@ -49,11 +49,11 @@ static void make_image(struct image *im)
 struct seen {
     int n;
     enum store_op op[8];
-    struct entry e[8];
+    struct person e[8];
     int refuse_at;              /* the callback refuses this record (1-based) */
 };
 
-static int collect(enum store_op op, struct entry *e, void *arg)
+static int collect(enum store_op op, const struct person *e, void *arg)
 {
     struct seen *s = arg;
 
@@ -94,7 +94,7 @@ START_TEST(test_journal_record_longest)
     char name[ENTRY_NAME_MAX + 1];
     unsigned char buf[JREC_MAX];
     enum store_op op;
-    struct entry e;
+    struct person e;
     size_t claimed;
 
     memset(name, 'x', ENTRY_NAME_MAX);
@@ -326,11 +326,9 @@ static int apply(struct store *st, enum store_op op, const char *first,
     struct store_mutation m = { .op = op };
 
     if (op == STORE_ADD) {
-        m.entry = store_entry_new();
-        snprintf(m.entry->first, sizeof(m.entry->first), "%s", first);
-        snprintf(m.entry->last, sizeof(m.entry->last), "%s", last);
-        snprintf(m.entry->ssn, sizeof(m.entry->ssn), "123-45-6789");
-        m.entry->age = 33;
+        m.entry = entry_new(last, strlen(last), first, strlen(first),
+                            entry_ssn_pack("123-45-6789"), 33);
+        ck_assert_ptr_nonnull(m.entry);
     } else {
         m.key.first = first;
         m.key.last = last;
@@ -343,9 +341,9 @@ static int apply(struct store *st, enum store_op op, const char *first,
     if (rc == 0 && st->journal)
         ck_assert_int_eq(journal_wait(st->journal, m.seq), 0);
     if (op == STORE_ADD && rc)
-        store_entry_free(m.entry);
+        entry_free(m.entry);
     if (op == STORE_DELETE && rc == 0)
-        store_entry_free(m.removed);
+        entry_free(m.removed);
     return rc;
 }
 
@@ -522,6 +520,113 @@ START_TEST(test_journal_damage_refused_then_truncated)
 }
 END_TEST
 
+/* ---- compaction ------------------------------------------------------------ */
+
+/* COMPACT as commands.c runs it: the snapshot under the store lock, the
+ * wait outside it. */
+static int compact(struct store *st, char *why, size_t len)
+{
+    uint64_t gen = 0;
+
+    store_lock(st);
+    int rc = journal_compact_start_locked(st->journal, &gen);
+    store_unlock(st);
+    return rc ? rc : journal_compact_wait(st->journal, gen, why, len);
+}
+
+static void add_and_delete(struct store *st, int adds, int deletes)
+{
+    char first[16];
+
+    for (int i = 0; i < adds; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_ADD, first, "Compact"), 0);
+    }
+    for (int i = 0; i < deletes; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_DELETE, first, "Compact"), 0);
+    }
+}
+
+/* The journal becomes one ADD per live person, the file exactly the live
+ * size; appends go on into the new file, and a reopen finds them all. */
+START_TEST(test_journal_compact_live_set)
+{
+    struct store st;
+    char err[512], why[128];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 50, 40);
+    journal_figures(j, &f);
+    uint64_t before = f.size;           /* as written, zeros ahead not */
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 1);
+    ck_assert_int_eq(f.compacting, 0);
+    ck_assert_uint_eq(f.size, f.live_bytes);
+    /* 10 records of "p4x Compact": 23 + 3 + 7 bytes each, and the header */
+    ck_assert_uint_eq(f.size, JREC_HEADER_LEN + 10 * (23 + 3 + 7));
+    /* the new file too holds zeros reserved ahead past its records */
+    ck_assert_int_gt(file_size(), (off_t)f.size);
+    ck_assert_uint_lt(f.size, before);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_DELETE, "p45", "Compact"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 10);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "p45", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), -EEXIST);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
+static int sync_fails(int fd);
+
+/* A compaction whose new file cannot be synced: it fails with the reason,
+ * leaves no file behind, and the old journal stays the journal, writable
+ * (--fsync no: only the compaction syncs). */
+START_TEST(test_journal_compact_failure_keeps_old)
+{
+    struct store st;
+    char err[512], why[128], leftover[80];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 30, 20);
+    journal_sync_fn = sync_fails;
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), -EIO);
+    journal_sync_fn = fdatasync;
+    ck_assert_str_eq(why, "cannot sync the new file: Input/output error");
+    snprintf(leftover, sizeof(leftover), "%s.compact", path);
+    ck_assert_int_ne(access(leftover, F_OK), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 0);
+    ck_assert_int_eq(f.readonly, 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Failure"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 11);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
 /* ---- faults ---------------------------------------------------------------- */
 
 static int sync_fails(int fd)
@@ -591,6 +696,8 @@ static Suite *journal_suite(void)
     tcase_add_test(file, test_journal_refuses_foreign_file);
     tcase_add_test(file, test_journal_torn_tail_cut);
     tcase_add_test(file, test_journal_damage_refused_then_truncated);
+    tcase_add_test(file, test_journal_compact_live_set);
+    tcase_add_test(file, test_journal_compact_failure_keeps_old);
     suite_add_tcase(s, file);
     TCase *faults = tcase_create("faults");
     tcase_add_checked_fixture(faults, file_setup, file_teardown);

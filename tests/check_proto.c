@@ -9,7 +9,7 @@
 #define SENTINEL 0xA5           /* fills an entry to see what parse wrote */
 
 static struct proto_req req;
-static struct entry e;
+static struct person e;
 
 static void setup(void)
 {

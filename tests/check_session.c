@@ -197,6 +197,69 @@ START_TEST(test_session_high_water_sends_mid_batch)
 }
 END_TEST
 
+/* Store-lock acquisitions so far (this read's own among them). */
+static uint64_t acquisitions(void)
+{
+    struct store_lock_figures f;
+
+    ck_assert_int_eq(store_lock(&test_store), 0);
+    store_lock_figures_locked(&test_store, &f);
+    ck_assert_int_eq(store_unlock(&test_store), 0);
+    return f.acquisitions;
+}
+
+/* session_set_batch: one hold covers a run of ADD, DELETE, FIND and COUNT
+ * already buffered; any other request ends the run; the lock is never
+ * held across a send, nor after the slice; the replies are unchanged. */
+START_TEST(test_session_batch_one_hold)
+{
+    const char *run = "ADD A One 1 111-11-1111\nFIND A One\nFIND B Two\n"
+                      "COUNT\nDELETE A One\n";
+    const char *replies = "OK\n" "One, A                         --"
+                          " 111-11-1111    1\n" "Error: No B Two\n1\nOK\n";
+    uint64_t a0 = acquisitions();
+
+    ck_assert_str_eq(talk(run), replies);
+    ck_assert_uint_eq(acquisitions() - a0, 5 + 1);     /* one per request */
+
+    session_set_batch(sess, 31);
+    a0 = acquisitions();
+    ck_assert_str_eq(talk(run), replies);
+    ck_assert_uint_eq(acquisitions() - a0, 1 + 1);     /* one for all */
+    ck_assert_int_eq(sess->batch_held, 0);
+
+    a0 = acquisitions();                /* CHECK splits the run in two */
+    talk("COUNT\nCOUNT\nCHECK\nCOUNT\nCOUNT\n");
+    ck_assert_uint_eq(acquisitions() - a0, 3 + 1);
+
+    session_set_batch(sess, 1);         /* at most 2 requests a hold */
+    a0 = acquisitions();
+    talk("COUNT\nCOUNT\nCOUNT\nCOUNT\nCOUNT\n");
+    ck_assert_uint_eq(acquisitions() - a0, 3 + 1);
+    ck_assert_int_eq(cap.sends_locked, 0);
+}
+END_TEST
+
+/* A batch whose replies reach the high-water mark mid-batch: the lock is
+ * let go before each send. */
+START_TEST(test_session_batch_never_sends_locked)
+{
+    enum { N = SESSION_OUT_HIGH_WATER * 3 / 4 };
+    static char batch[N * 6 + 1];
+
+    session_set_batch(sess, 31);
+    for (int i = 0; i < N; i++)
+        memcpy(batch + 6 * i, "COUNT\n", 6);
+    capture_reset();
+    session_input(sess, batch, 6 * N);
+    ck_assert_int_ge(cap.sends, 1);
+    session_flush(sess);
+    ck_assert_uint_eq(cap.len, 2 * N);
+    ck_assert_int_eq(cap.sends_locked, 0);
+    ck_assert_int_eq(sess->batch_held, 0);
+}
+END_TEST
+
 /* Fills the store with n people named p0..p(n-1) Smith. */
 static void fill(int n)
 {
@@ -393,6 +456,8 @@ static Suite *session_suite(void)
     tcase_add_test(errors, test_session_output_limit_ends_session);
     tcase_add_test(errors, test_session_output_limit_spares_batches);
     tcase_add_test(errors, test_session_print_over_output_limit);
+    tcase_add_test(core, test_session_batch_one_hold);
+    tcase_add_test(core, test_session_batch_never_sends_locked);
     tcase_add_test(errors, test_session_auth_required_first);
     tcase_add_test(errors, test_session_auth_without_password_set);
     tcase_add_test(errors, test_session_quit_before_auth);

@@ -30,13 +30,10 @@ static void teardown(void)
 static struct entry *new_entry(const char *first, const char *last, int age,
                                const char *ssn)
 {
-    struct entry *e = store_entry_new();
+    struct entry *e = entry_new(last, strlen(last), first, strlen(first),
+                                entry_ssn_pack(ssn), age);
 
     ck_assert_ptr_nonnull(e);
-    snprintf(e->first, sizeof(e->first), "%s", first);
-    snprintf(e->last, sizeof(e->last), "%s", last);
-    snprintf(e->ssn, sizeof(e->ssn), "%s", ssn);
-    e->age = age;
     return e;
 }
 
@@ -80,7 +77,7 @@ static int collect_one(const struct entry *e, void *arg)
     struct collect *c = arg;
 
     c->len += (size_t)snprintf(c->text + c->len, sizeof(c->text) - c->len,
-                               "%s,%s;", e->last, e->first);
+                               "%s,%s;", entry_last(e), entry_first(e));
     c->calls++;
     return c->calls == c->stop_at ? 7 : 0;
 }
@@ -102,13 +99,14 @@ END_TEST
 START_TEST(test_store_add_then_find)
 {
     struct entry *e = new_entry("John", "Doe", 42, "123-45-6789");
+    char ssn[ENTRY_SSN_LEN + 1];
 
     ck_assert_int_eq(add(e), 0);
     ck_assert_uint_eq(store_count_locked(&st), 1);
     const struct entry *f = find("John", "Doe");
     ck_assert_ptr_eq(f, e);                     /* the store keeps e itself */
-    ck_assert_int_eq(f->age, 42);
-    ck_assert_str_eq(f->ssn, "123-45-6789");
+    ck_assert_int_eq(entry_age(f), 42);
+    ck_assert_str_eq(entry_ssn_text(f, ssn), "123-45-6789");
     ck_assert_ptr_null(find("john", "Doe"));    /* names are case-sensitive */
     ck_assert_ptr_null(find("John", "Do"));
     ck_assert_ptr_null(store_check_locked(&st));
@@ -119,19 +117,20 @@ START_TEST(test_store_add_duplicate)
 {
     struct entry *e = new_entry("John", "Doe", 42, "123-45-6789");
     struct entry *dup = new_entry("John", "Doe", 99, "999-99-9999");
+    char ssn[ENTRY_SSN_LEN + 1];
 
     ck_assert_int_eq(add(e), 0);
     ck_assert_int_eq(add(dup), -EEXIST);
     ck_assert_uint_eq(store_count_locked(&st), 1);
     const struct entry *f = find("John", "Doe");
     ck_assert_ptr_eq(f, e);                     /* the first one stays */
-    ck_assert_int_eq(f->age, 42);
-    ck_assert_str_eq(f->ssn, "123-45-6789");
+    ck_assert_int_eq(entry_age(f), 42);
+    ck_assert_str_eq(entry_ssn_text(f, ssn), "123-45-6789");
     /* The caller still owns dup, untouched. */
-    ck_assert_int_eq(dup->age, 99);
-    ck_assert_str_eq(dup->ssn, "999-99-9999");
+    ck_assert_int_eq(entry_age(dup), 99);
+    ck_assert_str_eq(entry_ssn_text(dup, ssn), "999-99-9999");
     ck_assert_ptr_null(store_check_locked(&st));
-    store_entry_free(dup);
+    entry_free(dup);
 }
 END_TEST
 
@@ -145,17 +144,17 @@ START_TEST(test_store_delete_returns_entry)
     ck_assert_int_eq(add(b), 0);
     ck_assert_int_eq(del("Ann", "Smith", &removed), 0);
     ck_assert_ptr_eq(removed, a);               /* the caller owns it now */
-    ck_assert_str_eq(removed->first, "Ann");
-    ck_assert_int_eq(removed->age, 30);
+    ck_assert_str_eq(entry_first(removed), "Ann");
+    ck_assert_int_eq(entry_age(removed), 30);
     ck_assert_uint_eq(store_count_locked(&st), 1);
     ck_assert_ptr_null(find("Ann", "Smith"));
     ck_assert_ptr_eq(find("Bob", "Smith"), b);
     ck_assert_ptr_null(store_check_locked(&st));
-    store_entry_free(removed);
+    entry_free(removed);
 
     /* The name can be added again afterwards. */
     ck_assert_int_eq(add(new_entry("Ann", "Smith", 5, "333-33-3333")), 0);
-    ck_assert_int_eq(find("Ann", "Smith")->age, 5);
+    ck_assert_int_eq(entry_age(find("Ann", "Smith")), 5);
 }
 END_TEST
 
@@ -171,7 +170,7 @@ START_TEST(test_store_delete_missing)
     ck_assert_int_eq(del("some", "Body", &removed), -ENOENT);
     ck_assert_uint_eq(store_count_locked(&st), 1);
     ck_assert_int_eq(del("Some", "Body", &removed), 0);
-    store_entry_free(removed);
+    entry_free(removed);
     ck_assert_int_eq(del("Some", "Body", &removed), -ENOENT);
     ck_assert_uint_eq(store_count_locked(&st), 0);
 }
@@ -226,18 +225,6 @@ START_TEST(test_store_check_reports_corruption)
 }
 END_TEST
 
-START_TEST(test_store_entry_new_zeroed)
-{
-    struct entry *e = store_entry_new();
-    static const struct entry zero;
-
-    ck_assert_ptr_nonnull(e);
-    ck_assert_int_eq(memcmp(e, &zero, sizeof(zero)), 0);
-    store_entry_free(e);
-    store_entry_free(NULL);                     /* allowed, does nothing */
-}
-END_TEST
-
 /* What the race window saw: it runs after the place is found and before
  * anything is relinked, so the tree is still whole and unchanged then. */
 struct pause_probe {
@@ -282,11 +269,11 @@ START_TEST(test_store_pause_hook_runs_in_add_and_delete)
     ck_assert_int_eq(p.found, 1);               /* not unlinked yet */
     ck_assert_uint_eq(p.count, 2);
     ck_assert_ptr_null(p.check);
-    store_entry_free(removed);
+    entry_free(removed);
     ck_assert_ptr_nonnull(find("c", "d"));      /* finds never pause */
     struct entry *dup = new_entry("c", "d", 1, "123-45-6789");
     ck_assert_int_eq(add(dup), -EEXIST);
-    store_entry_free(dup);
+    entry_free(dup);
     ck_assert_int_eq(del("x", "y", &removed), -ENOENT);
     ck_assert_int_eq(p.pauses, 3);              /* nor do failed changes */
 }
@@ -355,7 +342,7 @@ START_TEST(test_store_longest_names)
     last[ENTRY_NAME_MAX - 1] = 'm';             /* differs in the last byte */
     ck_assert_int_eq(add(new_entry(first, last, 0, "123-45-6789")), 0);
     ck_assert_uint_eq(store_count_locked(&st), 2);
-    ck_assert_int_eq(find(first, last)->age, 0);
+    ck_assert_int_eq(entry_age(find(first, last)), 0);
 }
 END_TEST
 
@@ -380,7 +367,7 @@ START_TEST(test_store_random_against_reference)
             int rc = add(e);
             if (present[i]) {
                 ck_assert_int_eq(rc, -EEXIST);
-                store_entry_free(e);
+                entry_free(e);
             } else {
                 ck_assert_int_eq(rc, 0);
                 present[i] = 1;
@@ -393,9 +380,9 @@ START_TEST(test_store_random_against_reference)
             if (present[i]) {
                 ck_assert_int_eq(rc, 0);
                 ck_assert_ptr_nonnull(removed);
-                ck_assert_str_eq(removed->last, last);
-                ck_assert_int_eq(removed->age, ages[i]);
-                store_entry_free(removed);
+                ck_assert_str_eq(entry_last(removed), last);
+                ck_assert_int_eq(entry_age(removed), ages[i]);
+                entry_free(removed);
                 present[i] = 0;
                 count--;
             } else {
@@ -412,7 +399,7 @@ START_TEST(test_store_random_against_reference)
         const struct entry *e = find(first, last);
         ck_assert_int_eq(e != NULL, present[i]);
         if (e)
-            ck_assert_int_eq(e->age, ages[i]);
+            ck_assert_int_eq(entry_age(e), ages[i]);
     }
 }
 END_TEST
@@ -433,7 +420,7 @@ START_TEST(test_store_sorted_inserts_stay_balanced)
     for (int i = 0; i < N; i += 2) {
         snprintf(last, sizeof(last), "L%06d", i);
         ck_assert_int_eq(del("x", last, &removed), 0);
-        store_entry_free(removed);
+        entry_free(removed);
     }
     ck_assert_uint_eq(store_count_locked(&st), N / 2);
     ck_assert_ptr_null(store_check_locked(&st));
@@ -457,7 +444,6 @@ static Suite *store_suite(void)
     tcase_add_test(core, test_store_delete_returns_entry);
     tcase_add_test(core, test_store_foreach_tree_order);
     tcase_add_test(core, test_store_foreach_stops_early);
-    tcase_add_test(core, test_store_entry_new_zeroed);
     tcase_add_test(core, test_store_pause_hook_runs_in_add_and_delete);
 
     tcase_add_test(errors, test_store_add_duplicate);

@@ -8,25 +8,12 @@
 # refuses writes with an error, never an OK that is not durable, and
 # writes work again once there is room.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
 J=$TEST_TMP/people.journal
 # The record of "ADD A One 1 111-11-1111": length and CRC (8), op (1),
 # "A" (1 + 1), "One" (1 + 3), age (1), SSN (11). The header is 16 bytes.
 REC_A_ONE=27
-
-# ask PORT TEXT: the replies to TEXT (printf escapes) on one connection,
-# which then QUITs (its Bye is not shown).
-ask() {
-    local out=$TEST_TMP/ask.out
-    converse_str "$1" "$2QUIT\n" "$out" 10
-    sed '$ { /^Bye$/d }' "$out"
-}
-
-# restart MODE ARGS...: stops the running server (TERM) and starts again.
-restart() {
-    stop_server "$SRV_PID"
-    start_server "$@"
-}
 
 # ---- a restart keeps the people -----------------------------------------
 
@@ -71,90 +58,8 @@ case_stats() {
 
 # ---- kill -9 under load ---------------------------------------------------
 
-# A client's requests: ADD c<k>_<i> for i in 1..N, and after every third
-# ADD a DELETE of the ADD before it. Every name is added once at most.
-make_load() {   # CLIENT N FILE
-    awk -v c="$1" -v n="$2" 'BEGIN {
-        for (i = 1; i <= n; i++) {
-            printf "ADD f%d c%d_%d %d %03d-%02d-%04d\n", i, c, i, i % 150,
-                   c % 1000, i % 100, i % 10000
-            if (i % 3 == 0)
-                printf "DELETE f%d c%d_%d\n", i - 1, c, i - 1
-        } }' >"$3"
-}
-
 case_kill9() {
-    local cycle clients=4 n=30000 c pids bad
-    rm -f "$J"
-    for ((cycle = 1; cycle <= 3; cycle++)); do
-        start_server fine --journal "$J" --fsync always || return
-        pids=()
-        for ((c = 1; c <= clients; c++)); do
-            make_load "$cycle$c" "$n" "$TEST_TMP/load$c"
-            : >"$TEST_TMP/acks$c"
-        done
-        for ((c = 1; c <= clients; c++)); do
-            timeout 20 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-                cat <&3 >"$3" & cat "$2" >&3; wait $!' _ "$SRV_PORT" \
-                "$TEST_TMP/load$c" "$TEST_TMP/acks$c" 2>/dev/null &
-            pids+=($!)
-        done
-        # Kill once the first client has some acknowledgements, at a
-        # point that differs from cycle to cycle.
-        local want=$(( (15 + RANDOM % 85) * 1000 )) t
-        for ((t = 0; t < 500; t++)); do
-            (( $(stat -c %s "$TEST_TMP/acks1" 2>/dev/null || echo 0) >= want )) && break
-            sleep 0.01
-        done
-        stop_server "$SRV_PID" KILL
-        wait "${pids[@]}" 2>/dev/null
-        start_server fine --journal "$J" --fsync always || return
-        converse_str "$SRV_PORT" 'PRINT\nCOUNT\nQUIT\n' "$TEST_TMP/print" 30
-        awk -F'[ ,]+' '/ -- / {print $2 " " $1}' "$TEST_TMP/print" \
-            >"$TEST_TMP/present"
-        # The listing must be whole for the checks below to mean anything.
-        expect_eq "kill -9, cycle $cycle: PRINT after the restart is whole" \
-            "$(tail -n 2 "$TEST_TMP/print" | head -n 1)" \
-            "$(wc -l <"$TEST_TMP/present")"
-        local acked=0
-        bad=0
-        for ((c = 1; c <= clients; c++)); do
-            # Pair the i-th request with the i-th whole reply line. An
-            # acknowledged ADD must be there, an acknowledged DELETE must
-            # not, unless a later request on the same name was sent but
-            # not acknowledged (it may or may not have been applied).
-            head -n "$(wc -l <"$TEST_TMP/acks$c")" "$TEST_TMP/acks$c" \
-                >"$TEST_TMP/whole$c"
-            acked=$((acked + $(grep -c '^OK$' "$TEST_TMP/whole$c")))
-            awk 'FILENAME == ARGV[1] { ack[FNR] = $0; next }
-                 FILENAME == ARGV[2] { k = $2 " " $3
-                     if (FNR in ack) { if (ack[FNR] == "OK") fate[k] = $1 }
-                     else maybe[k] = 1
-                     next }
-                 { have[$1 " " $2] = 1 }
-                 END { for (k in fate) {
-                         if (k in maybe) continue
-                         if (fate[k] == "ADD" && !(k in have)) { print "lost ADD " k; bad++ }
-                         if (fate[k] == "DELETE" && (k in have)) { print "DELETE undone " k; bad++ } }
-                       exit bad > 0 }' "$TEST_TMP/whole$c" "$TEST_TMP/load$c" \
-                "$TEST_TMP/present" >>"$TEST_TMP/kill9.bad" || bad=1
-        done
-        # Nothing that was never sent: every present name is in a load file
-        # of this or an earlier cycle.
-        cat "$TEST_TMP"/load* | awk '$1 == "ADD" { print $2 " " $3 }' \
-            >>"$TEST_TMP/sent"
-        awk 'NR == FNR { sent[$0] = 1; next } !($0 in sent) { print "unsent " $0; b = 1 }
-             END { exit b }' "$TEST_TMP/sent" "$TEST_TMP/present" \
-            >>"$TEST_TMP/kill9.bad" || bad=1
-        expect_eq "kill -9, cycle $cycle ($acked acknowledged): nothing acknowledged lost, nothing unsent" \
-            "$bad" 0
-        check "kill -9, cycle $cycle: the kill came before the load ended" \
-            test "$acked" -lt $((clients * n * 4 / 3))
-        ((bad == 0)) || head -n 5 "$TEST_TMP/kill9.bad" | sed 's/^/#   /'
-        expect_match "kill -9, cycle $cycle: CHECK holds" \
-            "$(ask "$SRV_PORT" 'CHECK\n')" '^OK [0-9]+ entries, all invariants hold'
-        stop_server "$SRV_PID"
-    done
+    kill9_cycles 3 "kill -9" "" fine --journal "$J" --fsync always
 }
 
 # ---- recovery rules ----------------------------------------------------------

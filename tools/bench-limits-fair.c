@@ -137,7 +137,7 @@ static int fair_b_finds(const struct opts *o, struct ctl *b,
     uint64_t seed = 88172645463325252ull;
 
     while (!atomic_load(&a->done) && time_now_ns() < end) {
-        struct entry e;
+        struct person e;
         seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
         preload_entry(seed % o->people, &e);
         snprintf(req, sizeof req, "FIND %s %s", e.first, e.last);

@@ -29,6 +29,8 @@ REPLAY_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz_code_proto      := common/proto.c common/entry.c
 fuzz_code_linereader := common/linereader.c
 fuzz_code_telnet     := common/telnet.c
+# What it links besides: entry_free wipes the SSN with OPENSSL_cleanse.
+fuzz_libs_proto      := -lcrypto
 
 FUZZ_HDRS   := tests/fuzz/fuzz.h $(wildcard common/*.h)
 FUZZ_BINS   := $(FUZZ_TARGETS:%=$(BIN)/fuzz/fuzz_%)
@@ -46,13 +48,13 @@ $(BIN)/fuzz/fuzz_$(1): tests/fuzz/fuzz_$(1).c $(fuzz_code_$(1)) $(FUZZ_HDRS) \
                        | $(FUZZ_STAMP)
 	@mkdir -p $$(@D)
 	$(FUZZ_CC) $$(FUZZ_CFLAGS) $(FUZZ_SAN) -o $$@ \
-	    tests/fuzz/fuzz_$(1).c $(fuzz_code_$(1))
+	    tests/fuzz/fuzz_$(1).c $(fuzz_code_$(1)) $(fuzz_libs_$(1))
 
 $(BUILD)/fuzz-replay/fuzz_$(1): tests/fuzz/fuzz_$(1).c tests/fuzz/replay.c \
                                 $(fuzz_code_$(1)) $(FUZZ_HDRS) | $(DEPS_STAMP)
 	@mkdir -p $$(@D)
 	$(CC) $$(FUZZ_CFLAGS) $(REPLAY_SAN) -o $$@ tests/fuzz/replay.c \
-	    tests/fuzz/fuzz_$(1).c $(fuzz_code_$(1))
+	    tests/fuzz/fuzz_$(1).c $(fuzz_code_$(1)) $(fuzz_libs_$(1))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call fuzz_rules,$(t))))
 

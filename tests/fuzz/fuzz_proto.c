@@ -42,7 +42,7 @@ static void check_error(const struct proto_req *req)
     }
 }
 
-/* A NUL-terminated name field of struct entry. */
+/* A NUL-terminated name field of struct person. */
 static void check_name(const char *name, size_t cap)
 {
     size_t n = strnlen(name, cap);
@@ -50,7 +50,7 @@ static void check_name(const char *name, size_t cap)
     FUZZ_CHECK(entry_name_ok(name, n), "parsed name passes entry_name_ok");
 }
 
-static void check_entry(enum proto_cmd cmd, const struct entry *e)
+static void check_entry(enum proto_cmd cmd, const struct person *e)
 {
     if (cmd != PROTO_ADD && cmd != PROTO_DELETE && cmd != PROTO_FIND)
         return;
@@ -62,13 +62,32 @@ static void check_entry(enum proto_cmd cmd, const struct entry *e)
     size_t n = strnlen(e->ssn, sizeof(e->ssn));
     FUZZ_CHECK(n == ENTRY_SSN_LEN && entry_ssn_ok(e->ssn, n),
                "ADD's SSN is DDD-DD-DDDD");
+
+    /* What the server stores: the compact entry made from it holds the
+     * same person, and prints and dumps the same bytes. */
+    char a[ENTRY_LINE_MAX], b[ENTRY_LINE_MAX];
+    struct entry *stored = entry_from_person(e);
+    FUZZ_CHECK(stored != NULL, "entry_from_person allocates");
+    FUZZ_CHECK(strcmp(entry_last(stored), e->last) == 0 &&
+               strcmp(entry_first(stored), e->first) == 0 &&
+               entry_age(stored) == e->age &&
+               strcmp(entry_ssn_text(stored, a), e->ssn) == 0,
+               "the stored entry holds the parsed fields");
+    size_t la = entry_format_print(stored, a), lb = person_format_print(e, b);
+    FUZZ_CHECK(la == lb && memcmp(a, b, la) == 0,
+               "stored and plain forms print the same line");
+    la = entry_format_dump(stored, a);
+    lb = person_format_dump(e, b);
+    FUZZ_CHECK(la == lb && memcmp(a, b, la) == 0,
+               "stored and plain forms dump the same line");
+    entry_free(stored);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *line = (const char *)data;
     struct proto_req req, again;
-    struct entry e, e2;
+    struct person e, e2;
 
     memset(&req, 0, sizeof(req));
     memset(&e, 0, sizeof(e));

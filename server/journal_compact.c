@@ -1,0 +1,397 @@
+/* journal_compact.c -- COMPACT and the automatic rewrite: the journal
+ * rewritten as the live set, the Redis model (docs/DURABILITY.md).
+ *
+ * 1. Snapshot, under the store lock (journal_compact_start_locked): the
+ *    tree is encoded as one ADD record per person, and from then on every
+ *    append is also copied into the rewrite buffer (j->rw_buf).
+ * 2. A thread of its own writes the snapshot to PATH.compact, syncs it,
+ *    then copies what the rewrite buffer gathered meanwhile; no lock held
+ *    while it writes. Sessions go on; the old journal stays the journal.
+ * 3. The switch, by the flusher (the one writer of j->fd): it takes the
+ *    rewrite buffer's last records and holds new appends back, writes
+ *    them, syncs the new file, renames it over PATH and syncs the
+ *    directory. A few milliseconds, whatever the store's size.
+ * A crash before the rename leaves the old journal (PATH.compact is
+ * removed at the next start); after it, the new one, which holds every
+ * record any reply has waited for. A failure before the rename keeps the
+ * old journal and its records; after it, the server turns read-only.
+ * The state lives in struct journal under j->lock (journal_int.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "journal.h"
+#include "journal_int.h"
+#include "journal_rec.h"
+#include "log.h"
+#include "timeutil.h"
+
+#define CATCHUP_ENOUGH  (64 * 1024)     /* left for the switch at most */
+#define CATCHUP_ROUNDS  64              /* then switch anyway */
+
+void journal_crash_point(const struct journal *j, enum jcrash at)
+{
+    if (j->crash_at == at)
+        raise(SIGKILL);
+}
+
+/* ---- 1. the snapshot, under the store lock ---------------------------- */
+
+struct snap_walk {
+    unsigned char *p;
+    size_t len;
+};
+
+static int snap_one(const struct entry *e, void *arg)
+{
+    struct snap_walk *w = arg;
+    char ssn[ENTRY_SSN_LEN + 1];
+
+    w->len += jrec_encode(w->p + w->len, STORE_ADD, entry_first(e),
+                          entry_last(e), entry_age(e), entry_ssn_text(e, ssn));
+    return 0;
+}
+
+static int live_one(const struct entry *e, void *arg)
+{
+    *(uint64_t *)arg += jrec_add_len(strlen(entry_first(e)),
+                                     strlen(entry_last(e)));
+    return 0;
+}
+
+uint64_t journal_live_bytes_locked(struct store *st)
+{
+    uint64_t n = 0;
+    store_foreach_locked(st, live_one, &n);
+    return n;
+}
+
+static void *compact_main(void *arg);
+
+void journal_compact_finish_locked(struct journal *j, int err,
+                                   const char *what)
+{
+    j->rw_state = JRW_IDLE;
+    j->rw_done = j->rw_started;
+    j->rw_error = err;
+    j->rw_why[0] = '\0';
+    if (err)
+        snprintf(j->rw_why, sizeof(j->rw_why), "%s: %s", what,
+                 strerror(err));
+    free(j->rw_buf.data);
+    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    /* After a failure, the automatic rewrite waits for more growth. */
+    j->compact_next = err ? j->accepted_end + j->compact_min
+                          : j->compact_min;
+    pthread_cond_broadcast(&j->progress);
+}
+
+int journal_compact_start_locked(struct journal *j, uint64_t *gen)
+{
+    pthread_mutex_lock(&j->lock);
+    if (j->broken) {
+        pthread_mutex_unlock(&j->lock);
+        return -EROFS;
+    }
+    if (j->rw_state != JRW_IDLE) {      /* wait for the running one */
+        *gen = j->rw_started;
+        pthread_mutex_unlock(&j->lock);
+        return 0;
+    }
+    int joinable = j->rw_joinable;
+    j->rw_joinable = 0;
+    pthread_mutex_unlock(&j->lock);
+    if (joinable)                       /* the last one, ended by now */
+        pthread_join(j->rw_thread, NULL);
+
+    /* No append can come between the walk and RUNNING: appends need the
+     * store lock, which the caller holds. */
+    size_t people = store_count_locked(j->store);
+    struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
+    if (!w.p)
+        return -ENOMEM;
+    store_foreach_locked(j->store, snap_one, &w);
+
+    pthread_mutex_lock(&j->lock);
+    j->rw_snap = w.p;
+    j->rw_snap_len = w.len;
+    j->rw_state = JRW_RUNNING;
+    j->rw_nomem = j->rw_abort = 0;
+    j->live_bytes = w.len;
+    *gen = ++j->rw_started;
+    int rc = pthread_create(&j->rw_thread, NULL, compact_main, j);
+    if (rc) {
+        j->rw_snap = NULL;
+        free(w.p);
+        journal_compact_finish_locked(j, rc, "cannot start a thread");
+    } else {
+        j->rw_joinable = 1;
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc ? -rc : 0;
+}
+
+int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
+                         size_t len)
+{
+    pthread_mutex_lock(&j->lock);
+    while (j->rw_done < gen)
+        pthread_cond_wait(&j->progress, &j->lock);
+    int rc = -j->rw_error;
+    snprintf(why, len, "%s", j->rw_why);
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_compact_note_locked(struct journal *j, const void *rec,
+                                 size_t n, enum store_op op, size_t live)
+{
+    if (op == STORE_ADD)
+        j->live_bytes += n;
+    else
+        j->live_bytes -= live < j->live_bytes ? live : j->live_bytes;
+
+    if (j->rw_state == JRW_RUNNING || j->rw_state == JRW_READY) {
+        struct jgrow *g = &j->rw_buf;
+        if (g->len + n > g->cap && !j->rw_nomem) {
+            size_t cap = g->cap ? g->cap * 2 : JOURNAL_BUF;
+            while (cap < g->len + n)
+                cap *= 2;
+            unsigned char *p = realloc(g->data, cap);
+            if (p) {
+                g->data = p;
+                g->cap = cap;
+            } else {
+                j->rw_nomem = 1;        /* the compaction fails, cleanly */
+            }
+        }
+        if (!j->rw_nomem) {
+            memcpy(g->data + g->len, rec, n);
+            g->len += n;
+        }
+    } else if (j->rw_state == JRW_IDLE && j->compact_min && !j->broken &&
+               j->accepted_end >= j->compact_next &&
+               j->accepted_end > 2 * (j->live_bytes + JREC_HEADER_LEN)) {
+        j->compact_due = 1;
+    }
+}
+
+/* ---- 2. the thread: the new file, the old journal untouched ------------ */
+
+static int write_snapshot(struct journal *j, int fd, uint64_t *end)
+{
+    unsigned char h[JREC_HEADER_LEN];
+    size_t half = j->rw_snap_len / 2;
+    int err;
+
+    jrec_header_write(h);
+    if ((err = journal_pwrite_all(fd, h, sizeof(h), 0)))
+        return err;
+    if ((err = journal_pwrite_all(fd, j->rw_snap, half, sizeof(h))))
+        return err;
+    journal_crash_point(j, JCRASH_SNAPSHOT);
+    if ((err = journal_pwrite_all(fd, j->rw_snap + half,
+                                  j->rw_snap_len - half, sizeof(h) + half)))
+        return err;
+    if (fdatasync(fd))
+        return errno;
+    *end = sizeof(h) + j->rw_snap_len;
+    return 0;
+}
+
+/* Copies the rewrite buffer into the new file until little is left. */
+static int catch_up(struct journal *j, int fd, uint64_t *end)
+{
+    for (int round = 0; round < CATCHUP_ROUNDS; round++) {
+        pthread_mutex_lock(&j->lock);
+        if (j->rw_buf.len < CATCHUP_ENOUGH || j->rw_abort || j->rw_nomem) {
+            pthread_mutex_unlock(&j->lock);
+            return 0;
+        }
+        struct jgrow g = j->rw_buf;
+        memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+        pthread_mutex_unlock(&j->lock);
+        int err = journal_pwrite_all(fd, g.data, g.len, (off_t)*end);
+        free(g.data);
+        if (err)
+            return err;
+        *end += g.len;
+    }
+    return 0;
+}
+
+/* The thread's failure: the old journal stays, the new file goes. */
+static void compact_failed(struct journal *j, int fd, int err,
+                           const char *what)
+{
+    if (fd >= 0)
+        close(fd);
+    unlink(j->rw_path);
+    pthread_mutex_lock(&j->lock);
+    journal_compact_finish_locked(j, err, what);
+    pthread_mutex_unlock(&j->lock);
+    log_msg(err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
+            "journal %s: compaction abandoned (%s: %s); the journal is "
+            "unchanged", j->path, what, strerror(err));
+}
+
+static void *compact_main(void *arg)
+{
+    struct journal *j = arg;
+    uint64_t t0 = time_now_ns(), end = 0;
+    const char *what = "cannot write the new file";
+    int err = 0;
+    size_t snap = j->rw_snap_len + JREC_HEADER_LEN;
+
+    pthread_mutex_lock(&j->lock);
+    uint64_t before = j->written_end;   /* what the old one had reached */
+    pthread_mutex_unlock(&j->lock);
+
+    int fd = open(j->rw_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        err = errno;
+        what = "cannot create the new file";
+    } else {
+        err = write_snapshot(j, fd, &end);
+    }
+    free(j->rw_snap);           /* the thread's alone since the start */
+    j->rw_snap = NULL;
+    if (!err)
+        err = catch_up(j, fd, &end);
+
+    pthread_mutex_lock(&j->lock);
+    if (!err && j->rw_nomem) {
+        err = ENOMEM;
+        what = "the rewrite buffer cannot grow";
+    }
+    if (!err && j->rw_abort) {
+        err = ECANCELED;
+        what = "the server is stopping";
+    }
+    if (err) {
+        pthread_mutex_unlock(&j->lock);
+        compact_failed(j, fd, err, what);
+        return NULL;
+    }
+    j->rw_fd = fd;
+    j->rw_end = end;
+    j->rw_state = JRW_READY;            /* 3. the flusher's turn */
+    pthread_cond_signal(&j->work);
+    while (j->rw_state != JRW_IDLE)
+        pthread_cond_wait(&j->progress, &j->lock);
+    err = j->rw_error;
+    uint64_t after = j->written_end;
+    char why[sizeof(j->rw_why)];
+    snprintf(why, sizeof(why), "%s", j->rw_why);
+    pthread_mutex_unlock(&j->lock);
+
+    if (err) {
+        log_msg(LOG_LEVEL_WARN, "journal %s: compaction failed: %s", j->path,
+                why);
+        return NULL;
+    }
+    journal_crash_point(j, JCRASH_SWITCHED);
+    log_msg(LOG_LEVEL_INFO, "journal %s: compacted in %llu ms: %llu bytes "
+            "when it began, %llu now (a snapshot of %zu, then the records "
+            "since)", j->path,
+            (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
+            (unsigned long long)before, (unsigned long long)after, snap);
+    return NULL;
+}
+
+/* ---- 3. the switch, by the flusher ------------------------------------ */
+
+void journal_switch_take_locked(struct journal *j, struct jswitch *sw)
+{
+    memset(sw, 0, sizeof(*sw));
+    sw->rem = j->rw_buf;
+    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    sw->hi = j->appended_seq;
+    sw->fd = j->rw_fd;
+    sw->off = j->rw_end;
+    sw->reserved_end = j->reserved_end;
+    j->rw_state = JRW_SWITCHING;
+    j->reserved_end = j->accepted_end;  /* appends wait for the switch */
+}
+
+static int sync_dir(const char *path)
+{
+    char *copy = strdup(path);
+    if (!copy)
+        return ENOMEM;
+    int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(copy);
+    if (fd < 0)
+        return errno;
+    int err = fsync(fd) ? errno : 0;
+    close(fd);
+    return err;
+}
+
+void journal_switch_io(struct journal *j, struct jswitch *sw)
+{
+    if ((sw->err = journal_pwrite_all(sw->fd, sw->rem.data, sw->rem.len,
+                                      (off_t)sw->off))) {
+        sw->what = "cannot write the new file";
+    } else if (journal_sync_fn(sw->fd)) {
+        sw->err = errno;
+        sw->what = "cannot sync the new file";
+    }
+    free(sw->rem.data);
+    if (!sw->err) {
+        journal_crash_point(j, JCRASH_WRITTEN);
+        if (rename(j->rw_path, j->path)) {
+            sw->err = errno;
+            sw->what = "cannot rename the new file into place";
+        }
+    }
+    if (sw->err) {                      /* the old journal stays */
+        close(sw->fd);
+        unlink(j->rw_path);
+        return;
+    }
+    sw->renamed = 1;
+    journal_crash_point(j, JCRASH_RENAMED);
+    close(j->fd);
+    j->fd = sw->fd;                     /* only the flusher uses it */
+    if ((sw->err = sync_dir(j->path)))
+        sw->what = "journal directory sync failed";
+    sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
+}
+
+void journal_switch_publish_locked(struct journal *j, struct jswitch *sw)
+{
+    j->reserve_tries++;                 /* appends waiting look again */
+    if (!sw->renamed) {
+        j->reserved_end = sw->reserved_end;
+        journal_compact_finish_locked(j, sw->err, sw->what);
+        return;
+    }
+    uint64_t end = sw->off + sw->rem.len;
+    if (sw->hi > j->written_seq && !sw->err) {
+        j->written_records += sw->hi - j->written_seq;
+        j->writes++;
+        j->written_seq = j->synced_seq = sw->hi;
+    }
+    j->accepted_end = end + j->buf[j->active].len;
+    j->written_end = end;
+    if (sw->rerr == EOPNOTSUPP || sw->rerr == ENOSYS) {
+        j->reserved_end = JOURNAL_NO_LIMIT;
+    } else if (sw->rerr) {
+        j->reserved_end = end;
+        j->reserve_error = sw->rerr;
+    } else {
+        j->reserved_end = end + JOURNAL_CHUNK;
+        j->reserve_error = 0;
+    }
+    if (sw->err)                        /* renamed, the name not durable */
+        journal_set_broken_locked(j, sw->what, sw->err);
+    else
+        j->compactions++;
+    journal_compact_finish_locked(j, sw->err, sw->what ? sw->what : "");
+}
