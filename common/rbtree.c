@@ -335,6 +335,15 @@ struct rb_node *rb_first(const struct rb_tree *t)
     return n;
 }
 
+struct rb_node *rb_last(const struct rb_tree *t)
+{
+    struct rb_node *n;
+
+    for (n = t->root; n && n->right; n = n->right)
+        ;
+    return n;
+}
+
 struct rb_node *rb_next(const struct rb_node *n)
 {
     struct rb_node *p;

@@ -78,8 +78,10 @@ void rb_insert_color(struct rb_tree *t, struct rb_node *n);
 /* Unlinks n, which must be in t. The caller still owns n and frees it. */
 void rb_erase(struct rb_tree *t, struct rb_node *n);
 
-/* In-order traversal: first node, and the node after n (NULL at the end). */
+/* In-order traversal: first node, last node, and the node after n (NULL
+ * at the end). */
 struct rb_node *rb_first(const struct rb_tree *t);
+struct rb_node *rb_last(const struct rb_tree *t);
 struct rb_node *rb_next(const struct rb_node *n);
 
 /* Checks every invariant: parent links, order by cmp (strictly increasing

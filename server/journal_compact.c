@@ -111,6 +111,7 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
 
     /* No append can come between the walk and RUNNING: appends need the
      * store lock, which the caller holds. */
+    uint64_t t0 = time_now_ns();
     size_t people = store_count_locked(j->store);
     struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
     if (!w.p)
@@ -120,6 +121,8 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
     pthread_mutex_lock(&j->lock);
     j->rw_snap = w.p;
     j->rw_snap_len = w.len;
+    j->rw_snap_ns = time_now_ns() - t0;
+    j->rw_snap_people = people;
     j->rw_state = JRW_RUNNING;
     j->rw_nomem = j->rw_abort = 0;
     j->live_bytes = w.len;
@@ -247,6 +250,8 @@ static void *compact_main(void *arg)
     const char *what = "cannot write the new file";
     int err = 0;
     size_t snap = j->rw_snap_len + JREC_HEADER_LEN;
+    size_t people = j->rw_snap_people;  /* set before this thread began */
+    uint64_t snap_ms = j->rw_snap_ns / TIME_NS_PER_MS;
 
     pthread_mutex_lock(&j->lock);
     uint64_t before = j->written_end;   /* what the old one had reached */
@@ -296,9 +301,11 @@ static void *compact_main(void *arg)
         return NULL;
     }
     journal_crash_point(j, JCRASH_SWITCHED);
-    log_msg(LOG_LEVEL_INFO, "journal %s: compacted in %llu ms: %llu bytes "
-            "when it began, %llu now (a snapshot of %zu, then the records "
-            "since)", j->path,
+    log_msg(LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of %zu "
+            "people took %llu ms under the store lock, the rewrite %llu ms "
+            "more; %llu bytes when it began, %llu now (a snapshot of %zu, "
+            "then the records since)", j->path, people,
+            (unsigned long long)snap_ms,
             (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
             (unsigned long long)before, (unsigned long long)after, snap);
     return NULL;

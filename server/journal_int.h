@@ -106,6 +106,8 @@ struct journal {
     int rw_abort;               /* journal_close: stop, keep the old file */
     unsigned char *rw_snap;     /* the snapshot's records, for the thread */
     size_t rw_snap_len;
+    size_t rw_snap_people;      /* how many people it holds */
+    uint64_t rw_snap_ns;        /* how long it held the store lock */
     char *rw_path;              /* path + ".compact" */
     int rw_fd;                  /* the new file while it is built */
     uint64_t rw_end;            /* its length so far */

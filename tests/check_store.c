@@ -134,6 +134,33 @@ START_TEST(test_store_add_duplicate)
 }
 END_TEST
 
+/* Ascending keys take add_locked's shortcut (right of the last node):
+ * the tree stays valid and ordered, the last key again is a duplicate,
+ * and keys below the last still go through the search. */
+START_TEST(test_store_ascending_adds)
+{
+    char first[16];
+    struct entry *dup;
+
+    for (int i = 0; i < 2000; i++) {
+        snprintf(first, sizeof(first), "a%05d", i);
+        ck_assert_int_eq(add(new_entry(first, "Asc", 1, "111-11-1111")), 0);
+    }
+    ck_assert_ptr_null(store_check_locked(&st));
+    dup = new_entry("a01999", "Asc", 2, "222-22-2222");
+    ck_assert_int_eq(add(dup), -EEXIST);        /* equal to the last */
+    entry_free(dup);
+    dup = new_entry("a00500", "Asc", 2, "222-22-2222");
+    ck_assert_int_eq(add(dup), -EEXIST);        /* below it: searched */
+    entry_free(dup);
+    ck_assert_int_eq(add(new_entry("a00500x", "Asc", 3, "333-33-3333")), 0);
+    ck_assert_uint_eq(store_count_locked(&st), 2001);
+    ck_assert_ptr_null(store_check_locked(&st));
+    ck_assert_str_eq(entry_first(RB_ENTRY(rb_last(&st.tree), struct entry,
+                                          node)), "a01999");
+}
+END_TEST
+
 START_TEST(test_store_delete_returns_entry)
 {
     struct entry *a = new_entry("Ann", "Smith", 30, "111-11-1111");
@@ -447,6 +474,7 @@ static Suite *store_suite(void)
     tcase_add_test(core, test_store_pause_hook_runs_in_add_and_delete);
 
     tcase_add_test(errors, test_store_add_duplicate);
+    tcase_add_test(errors, test_store_ascending_adds);
     tcase_add_test(errors, test_store_delete_missing);
     tcase_add_test(errors, test_store_check_reports_corruption);
 

@@ -127,7 +127,7 @@ compact_loop() {
 }
 
 case_compact_under_load() {
-    kill9_cycles 2 "COMPACT under load, then kill -9" compact_loop \
+    kill9_cycles 1 "COMPACT under load, then kill -9" compact_loop \
         fine --journal "$J" --fsync always
     local n
     n=$(grep -c 'journal .*: compacted' "$TEST_TMP"/server*.err | \
@@ -142,7 +142,7 @@ case_auto() {
     local i size live n
     rm -f "$J"
     start_server fine --journal "$J" --fsync no --journal-compact-min 32k || return
-    for ((i = 0; i < 6; i++)); do
+    for ((i = 0; i < 4; i++)); do
         load_churn "$SRV_PORT" 1500
         ask "$SRV_PORT" 'DELETE f5 churn5\nDELETE f10 churn10\n' >/dev/null
         for ((n = 0; n < 50; n++)); do  # the one that may still run
@@ -153,7 +153,7 @@ case_auto() {
     n=$(stat_field "$SRV_PORT" journal_compactions)
     size=$(stat_field "$SRV_PORT" journal_size)
     live=$(stat_field "$SRV_PORT" journal_live_bytes)
-    check "auto: the journal compacted itself ($n times)" test "$n" -ge 3
+    check "auto: the journal compacted itself ($n times)" test "$n" -ge 2
     check "auto: it stays within twice the live size or the minimum ($size, live $live)" \
         test "$size" -le $(( 2 * live > 32768 ? 2 * live + 4096 : 32768 + 4096 ))
     local digest

@@ -17,3 +17,13 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(UNIT_SERVER_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
 
 PROGRAMS += $(UNIT_RUNNER)
 CHECK_SCRIPTS += $(sort $(wildcard tests/test-*.sh))
+
+# stress-client: the misbehaving clients of test-server-events-stress.sh
+# (vanishing, resetting, never reading, thousands at once). A test helper,
+# never installed; it needs nothing but libc.
+STRESS_CLIENT := $(BUILD)/tests/stress-client
+
+$(STRESS_CLIENT): $(BUILD)/tests/stress_client.o
+	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+
+PROGRAMS += $(STRESS_CLIENT)
