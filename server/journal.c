@@ -4,15 +4,15 @@
  * what both share journal_int.h).
  *
  * Appending (under the store lock) only copies bytes into the active
- * buffer. The flusher swaps buffers under j->lock, then writes, syncs and
- * reserves space with no lock held, then publishes what is now durable and
- * broadcasts j->progress. Space is reserved ahead with fallocate (the file
- * size kept), a chunk at a time: a record is accepted only into space the
- * file system has already given, so a full disk refuses a mutation before
- * it is applied rather than after it was acknowledged.
+ * buffer. A round swaps buffers under j->lock, then writes and syncs with
+ * no lock held, then publishes what is now durable and wakes the waiters;
+ * a session in journal_wait leads it, or the flusher thread, which also
+ * reserves space and runs everysec's sync. Space is reserved ahead by writing zeros past
+ * the last record, a chunk at a time: a record is accepted only into space
+ * the file system has already given, so a full disk refuses a mutation
+ * before it is applied rather than after it was acknowledged.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +39,20 @@ int journal_fsync_parse(const char *name)
     return -1;
 }
 
+const char *journal_wake_name(enum journal_wake w)
+{
+    static const char *const names[] = { "broadcast", "signal" };
+    return names[w];
+}
+
+int journal_wake_parse(const char *name)
+{
+    for (int w = JOURNAL_WAKE_BROADCAST; w <= JOURNAL_WAKE_SIGNAL; w++)
+        if (strcmp(name, journal_wake_name(w)) == 0)
+            return w;
+    return -1;
+}
+
 /* ---- the flusher ---------------------------------------------------- */
 
 int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
@@ -58,14 +72,23 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
     return 0;
 }
 
-/* 0, or the errno; EOPNOTSUPP means this file system cannot reserve. */
+/* Zeros written ahead, then synced once: the blocks are allocated and the
+ * file's size already covers them, so a record written there later is an
+ * overwrite and its fdatasync commits the data alone. Space reserved with
+ * fallocate(FALLOC_FL_KEEP_SIZE) instead, past the size, made every sync
+ * also commit the new size: 205 against 139 us per small write+sync on
+ * this disk (tools/fsync-rate, docs/DURABILITY.md). Replay reads zeros
+ * after the last record as unused space (jrec_scan's zero_tail). The sync
+ * is fdatasync itself, not journal_sync_fn: a test's failing syncs are
+ * for records. 0, or the errno (ENOSPC: the disk is full). */
 int journal_reserve_chunk(int fd, uint64_t from)
 {
-    int rc;
-    do
-        rc = fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)from, JOURNAL_CHUNK);
-    while (rc && errno == EINTR);
-    return rc ? errno : 0;
+    static const unsigned char zeros[JOURNAL_CHUNK];
+    int rc = journal_pwrite_all(fd, zeros, sizeof(zeros), (off_t)from);
+
+    if (rc == 0 && fdatasync(fd))
+        rc = errno;
+    return rc;
 }
 
 int (*journal_sync_fn)(int fd) = fdatasync;
@@ -81,6 +104,9 @@ static int sync_fd(struct journal *j, uint64_t *took)
 /* Why the flusher should run now; j->lock held. */
 static int work_due(const struct journal *j, uint64_t last_sync)
 {
+    if (j->flushing)            /* a session leads a round: signals work
+                                   after it if there is more to do */
+        return 0;
     if (j->buf[j->active].len || j->want_reserve || j->stopping ||
         j->rw_state == JRW_READY)
         return 1;
@@ -246,7 +272,7 @@ static void flush_publish_locked(struct journal *j, struct flush_round *f)
 published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
-    pthread_cond_broadcast(&j->progress);
+    journal_wake_locked(j);
     notify_waiters_locked(j);
 }
 
@@ -259,6 +285,7 @@ void *journal_flusher_main(void *arg)
     pthread_mutex_lock(&j->lock);
     for (;;) {
         flush_wait_locked(j, last_sync);
+        j->flushing = 1;
         flush_take_locked(j, last_sync, &f);
         pthread_mutex_unlock(&j->lock);
 
@@ -267,6 +294,7 @@ void *journal_flusher_main(void *arg)
 
         pthread_mutex_lock(&j->lock);
         flush_publish_locked(j, &f);
+        j->flushing = 0;
         if (f.werr || (f.want_sync && f.serr)) {
             pthread_mutex_unlock(&j->lock);
             log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
@@ -329,7 +357,6 @@ uint64_t journal_append_locked(struct journal *j,
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
-    int was_empty = b->len == 0;
     size_t n = jrec_encode(b->data + b->len, m->op, entry_first(e),
                            entry_last(e), entry_age(e),
                            entry_ssn_text(e, ssn));
@@ -339,9 +366,10 @@ uint64_t journal_append_locked(struct journal *j,
     seq = ++j->appended_seq;
     j->records++;
     j->bytes += n;
-    if (was_empty)
-        pthread_cond_signal(&j->work);  /* the flusher sleeps only when
-                                           the active buffer is empty */
+    /* No signal to the flusher: the session that appended writes (and
+     * syncs) its record itself in journal_wait, or waits for the round
+     * under way; an event loop's journal_wait_async signals it; the
+     * flusher's 100 ms tick is the backstop. */
     int due = j->compact_due;
     j->compact_due = 0;
     pthread_mutex_unlock(&j->lock);
@@ -359,6 +387,91 @@ uint64_t journal_append_locked(struct journal *j,
 
 /* ---- waiting ---------------------------------------------------------- */
 
+void journal_wake_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+    struct jwaiter *next = NULL;
+
+    j->published_ns = time_now_ns();
+    /* The broadcast waiters, and appenders waiting for room or space;
+     * without any, glibc returns without a system call. */
+    pthread_cond_broadcast(&j->progress);
+    /* Signal waiters only: the first waiting for a record this round did
+     * not cover leads the next round, so it is woken first. */
+    for (struct jwaiter **pp = &j->sleepers; *pp && !j->broken;
+         pp = &(*pp)->next)
+        if ((*pp)->seq > durable) {
+            next = *pp;
+            *pp = next->next;
+            next->linked = 0;
+            pthread_cond_signal(&next->cond);
+            break;
+        }
+    for (struct jwaiter **pp = &j->sleepers; *pp; ) {
+        struct jwaiter *w = *pp;
+        if (w->seq <= durable || j->broken) {
+            *pp = w->next;
+            w->linked = 0;
+            pthread_cond_signal(&w->cond);
+        } else {
+            pp = &w->next;
+        }
+    }
+    /* Those left wait for records appended after this round took its
+     * buffer: the round "next" leads covers them all. */
+}
+
+/* JOURNAL_WAKE_SIGNAL: sleeps once on a condition of its own until the
+ * end of a round signals it (its record durable, or it is to lead the
+ * next round); j->lock held. */
+static void sleep_own_locked(struct journal *j, uint64_t seq)
+{
+    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->sleepers };
+
+    pthread_cond_init(&w.cond, NULL);
+    j->sleepers = &w;
+    while (w.linked)
+        pthread_cond_wait(&w.cond, &j->lock);
+    pthread_cond_destroy(&w.cond);
+}
+
+/* One round led by a session in journal_wait, the flusher's steps with no
+ * lock held while writing and syncing. Space reservation and everysec's
+ * sync stay the flusher's (signalled here when due), so that a session
+ * waits only for its records. j->lock held, j->flushing clear. */
+static void lead_round_locked(struct journal *j)
+{
+    struct flush_round f;
+    uint64_t now = time_now_ns();
+    int want_reserve = j->want_reserve;
+
+    j->flushing = 1;
+    flush_take_locked(j, now, &f);      /* "last sync now": no everysec */
+    j->want_reserve = want_reserve;
+    int reserve = f.do_reserve;
+    f.do_reserve = 0;
+    pthread_mutex_unlock(&j->lock);
+    flush_io(j, &f, &now);
+    pthread_mutex_lock(&j->lock);
+    flush_publish_locked(j, &f);
+    j->flushing = 0;
+    /* The flusher's turn: space to reserve, or an event loop's records
+     * (journal_wait_async) appended after this round took its buffer. */
+    if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
+        pthread_cond_signal(&j->work);
+    if (f.werr || (f.want_sync && f.serr)) {
+        pthread_mutex_unlock(&j->lock);
+        log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
+                "read-only (no retry: the kernel may have dropped the "
+                "pages, docs/DURABILITY.md)", j->path, j->broken_why);
+        pthread_mutex_lock(&j->lock);
+    }
+}
+
+/* Group commit without a hand-off: a session whose record is not durable
+ * leads a round itself when none is under way (the flusher's thread would
+ * cost two wake-ups per round), else sleeps until the round under way
+ * ends; the round after it covers every record appended meanwhile. */
 int journal_wait(struct journal *j, uint64_t seq)
 {
     int rc;
@@ -366,11 +479,34 @@ int journal_wait(struct journal *j, uint64_t seq)
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
-    while (atomic_load(&j->durable_seq) < seq && !j->broken)
-        pthread_cond_wait(&j->progress, &j->lock);
+    while (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        if (!j->flushing && j->rw_state != JRW_READY) {
+            lead_round_locked(j);
+            continue;
+        }
+        if (!j->flushing)       /* a compaction's switch: the flusher's */
+            pthread_cond_signal(&j->work);
+        if (j->wake == JOURNAL_WAKE_SIGNAL)
+            sleep_own_locked(j, seq);
+        else
+            pthread_cond_wait(&j->progress, &j->lock);
+        /* The wake-up's cost: from the end of the round that let this
+         * waiter go to the waiter holding j->lock again. */
+        if (atomic_load(&j->durable_seq) >= seq) {
+            j->wakes++;
+            hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
+        }
+    }
     rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
     pthread_mutex_unlock(&j->lock);
     return rc;
+}
+
+void journal_set_wake(struct journal *j, enum journal_wake w)
+{
+    pthread_mutex_lock(&j->lock);
+    j->wake = w;
+    pthread_mutex_unlock(&j->lock);
 }
 
 int journal_wait_async(struct journal *j, struct journal_waiter *w,
@@ -390,6 +526,10 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
         j->waiters = w;
         w->queued = 1;
         rc = -EAGAIN;
+        /* An event loop does not lead a round: the flusher writes (and
+         * syncs) for it, unless a round under way will signal it. */
+        if (!j->flushing)
+            pthread_cond_signal(&j->work);
     }
     pthread_mutex_unlock(&j->lock);
     return rc;
@@ -414,7 +554,12 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->fsyncs = j->fsyncs;
     f->group_size_avg = j->writes ? (double)j->written_records /
                                     (double)j->writes : 0.0;
+    f->fsync_p50_us = hist_percentile(&j->fsync_ns, 50) / 1000;
     f->fsync_p99_us = hist_percentile(&j->fsync_ns, 99) / 1000;
+    f->wake = j->wake;
+    f->wakes = j->wakes;
+    f->wake_p50_us = hist_percentile(&j->wake_ns, 50) / 1000;
+    f->wake_p99_us = hist_percentile(&j->wake_ns, 99) / 1000;
     f->readonly = j->broken != 0;
     f->size = j->written_end;
     f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
@@ -427,7 +572,9 @@ void journal_reset_figures(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
     j->records = j->bytes = j->fsyncs = j->writes = j->written_records = 0;
+    j->wakes = 0;
     hist_init(&j->fsync_ns);
+    hist_init(&j->wake_ns);
     pthread_mutex_unlock(&j->lock);
 }
 

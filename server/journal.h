@@ -2,18 +2,26 @@
  *
  * Every applied mutation is appended, as a record (journal_rec.h), to an
  * in-memory buffer by store_apply_locked, under the store lock and in the
- * order the tree changes. A flusher thread swaps that buffer for the empty
- * one, writes it outside every lock, and (--fsync always) fdatasyncs it.
- * A session that produced records waits, before its replies leave, until
- * its last record is durable: written (everysec, no) or synced (always).
- * One write and one sync thus cover every session waiting: group commit.
+ * order the tree changes. A session that produced records waits, before
+ * its replies leave, until its last record is durable: written (everysec,
+ * no) or synced (always). The first to wait with no round under way leads
+ * one: swaps that buffer for the empty one, writes it outside every lock,
+ * and (--fsync always) fdatasyncs it; the others sleep until it ends. One
+ * write and one sync thus cover every session waiting: group commit. A
+ * flusher thread reserves disk space ahead, runs everysec's sync, and
+ * writes what no session has led for 100 ms.
  *
  * Locking: j->lock guards the buffers, the sequence numbers, the space
  * reservation, the error state and the figures. It is a leaf taken inside
  * the store lock (store lock -> journal lock, docs/ARCHITECTURE.md); no
  * I/O is done while holding it, and nothing else is taken under it.
- * j->progress is its one condition, broadcast whenever the flusher makes
- * progress; waiters check their own predicate (docs/LESSONS.md, section 3).
+ * A session waiting for durability sleeps on a condition of its own (with
+ * j->lock), signalled at the end of the round that made its record
+ * durable (JOURNAL_WAKE_SIGNAL, the default); with JOURNAL_WAKE_BROADCAST
+ * all sleep on j->progress, broadcast at the end of every round, each
+ * checking its own predicate (docs/LESSONS.md, section 3). Appenders
+ * waiting for room or space sleep on j->progress either way.
+ * docs/DURABILITY.md measures the two.
  */
 #ifndef SSN_JOURNAL_H
 #define SSN_JOURNAL_H
@@ -32,6 +40,16 @@ enum journal_fsync {
 const char *journal_fsync_name(enum journal_fsync p);
 int journal_fsync_parse(const char *name);
 
+/* How the end of a round wakes the sessions waiting for durability. */
+enum journal_wake {
+    JOURNAL_WAKE_BROADCAST,     /* one broadcast on one shared condition */
+    JOURNAL_WAKE_SIGNAL,        /* one signal per waiter, each on its own */
+};
+
+/* The wake-up's name, and the wake-up of a name (-1 when unknown). */
+const char *journal_wake_name(enum journal_wake w);
+int journal_wake_parse(const char *name);
+
 struct journal;
 
 /* What STATS reports. */
@@ -40,7 +58,11 @@ struct journal_figures {
     uint64_t records, bytes;    /* appended since start-up (or RESET) */
     uint64_t fsyncs;
     double group_size_avg;      /* records per write */
-    uint64_t fsync_p99_us;
+    uint64_t fsync_p50_us, fsync_p99_us;
+    enum journal_wake wake;
+    uint64_t wakes;             /* waits that slept, then were woken */
+    uint64_t wake_p50_us, wake_p99_us;  /* from the end of a round to
+                                           the waiter running again */
     int readonly;               /* a write or sync failed: no more writes */
     uint64_t size;              /* the file's length, what is written */
     uint64_t live_bytes;        /* what a compaction would leave */
@@ -92,6 +114,10 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes);
  * and the caller must not acknowledge it). */
 int journal_wait(struct journal *j, uint64_t seq);
 
+/* Chooses how waiters sleep from now on (JOURNAL_WAKE_SIGNAL after
+ * journal_open: it measured best, docs/DURABILITY.md); safe at any time,
+ * a sleeping waiter is woken either way. */
+void journal_set_wake(struct journal *j, enum journal_wake w);
 /* A wait that does not block, for an event loop: journal_wait_async
  * returns 0 when record seq is durable already (or never will be: the
  * session's blocking wait then returns at once), else queues w and returns

@@ -23,6 +23,16 @@
 #define JOURNAL_NO_LIMIT UINT64_MAX     /* reserved_end when the file
                                            system cannot reserve */
 
+/* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
+ * j->sleepers (guarded by j->lock) until the end of a round unlinks and
+ * signals it. */
+struct jwaiter {
+    uint64_t seq;               /* the record it waits for */
+    pthread_cond_t cond;        /* its own; the mutex is j->lock */
+    int linked;                 /* still on j->sleepers */
+    struct jwaiter *next;
+};
+
 struct jbuf {
     unsigned char *data;
     size_t len;
@@ -77,10 +87,17 @@ struct journal {
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
     int stopping;
+    int flushing;               /* a round (take, write, sync, publish) is
+                                   under way, by the flusher or a session
+                                   leading it in journal_wait */
+    enum journal_wake wake;     /* how journal_wait sleeps */
+    struct jwaiter *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
+    uint64_t published_ns;      /* when the last round ended */
     struct journal_waiter *waiters; /* journal_wait_async's, unordered */
 
-    uint64_t records, bytes, fsyncs, writes, written_records;
+    uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
+    struct hist wake_ns;        /* published_ns -> a waiter running */
 
     /* Compaction (journal_compact.c), also guarded by j->lock. */
     enum jrw_state rw_state;
@@ -111,11 +128,16 @@ struct journal {
  * Returns 0, or the errno (EIO for a write of nothing). */
 int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
 
-/* Reserves JOURNAL_CHUNK bytes from offset from, the file size kept.
- * Returns 0, or the errno; EOPNOTSUPP means this file system cannot
- * reserve. */
+/* Reserves JOURNAL_CHUNK bytes from offset from: writes zeros there and
+ * syncs them (the file grows; journal_close cuts it back). Returns 0, or
+ * the errno (ENOSPC when the disk is full). */
 int journal_reserve_chunk(int fd, uint64_t from);
 
+/* Publishes a round's progress: broadcasts j->progress and signals each
+ * JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one when
+ * the journal is broken), and one more that is not, to lead the next
+ * round; j->lock held. */
+void journal_wake_locked(struct journal *j);
 /* The flusher's part of a compaction (journal_compact.c). take: j->lock
  * held, rw_state READY: takes rw_buf and blocks appends (SWITCHING).
  * io: no lock held: completes the new file and puts it in place, or on

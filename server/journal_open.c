@@ -107,6 +107,12 @@ static long long replay(struct journal *j, const unsigned char *img,
                 j->path, r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_TORN:
+        if (r.zero_tail) {      /* the space reserved ahead: nothing lost */
+            log_msg(LOG_LEVEL_DEBUG, "journal %s: %zu bytes of space "
+                    "reserved ahead (zeros) after the last record cut",
+                    j->path, len - r.good_end);
+            break;
+        }
         log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
                 "bytes of an unfinished last record) cut", j->path,
                 r.bad_offset, len - r.bad_offset);
@@ -238,10 +244,12 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     }
     j->fd = -1;
     j->fsync = fsync;
+    j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
     j->crash_at = crash_point_from_env();
     hist_init(&j->fsync_ns);
+    hist_init(&j->wake_ns);
     if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
         snprintf(err, errlen, "out of memory");
         goto err;

@@ -171,11 +171,21 @@ enum jscan_status jrec_scan(const void *buf, size_t len,
             continue;
         }
         res->bad_offset = off;
-        /* Cut (n == 0), bad and reaching exactly the end, or followed
-         * only by zeros (space the file system extended but never
-         * filled): all the marks of a last write a crash interrupted. */
-        if (n == 0 || (claimed && JREC_FRAME_LEN + claimed == rest) ||
-            all_zero(base + off, rest))
+        /* Zeros from a record boundary to the end: the space the journal
+         * reserves ahead (journal_reserve_chunk), never written. */
+        if (all_zero(base + off, rest)) {
+            res->status = JSCAN_TORN;
+            res->zero_tail = 1;
+            break;
+        }
+        /* Cut (n == 0), bad and reaching exactly the end, or bad and
+         * followed by nothing but zeros (the last write, cut by a crash,
+         * inside that reserved space): all the marks of a last write a
+         * crash interrupted. */
+        size_t frame_end = JREC_FRAME_LEN + claimed;
+        if (n == 0 || (claimed && frame_end == rest) ||
+            (claimed && frame_end < rest &&
+             all_zero(base + off + frame_end, rest - frame_end)))
             res->status = JSCAN_TORN;
         else
             res->status = JSCAN_DAMAGED;

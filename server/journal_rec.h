@@ -56,7 +56,8 @@ ssize_t jrec_decode(const void *buf, size_t avail, enum store_op *op,
 /* What a scan of a whole journal image found. */
 enum jscan_status {
     JSCAN_CLEAN,        /* every byte is a whole, good record */
-    JSCAN_TORN,         /* a partial or bad LAST record, or zeros to the
+    JSCAN_TORN,         /* a partial or bad LAST record (followed by
+                           nothing or by zeros only), or zeros to the
                            end: cut at good_end */
     JSCAN_DAMAGED,      /* a bad record with more after it, or one the
                            callback refused: the journal cannot be
@@ -72,6 +73,8 @@ struct jscan {
     size_t records;     /* good records passed to the callback */
     size_t adds, deletes;
     int cb_error;       /* the callback's -errno when it refused one */
+    int zero_tail;      /* TORN only by zeros from good_end to the end:
+                           space reserved ahead, nothing lost */
 };
 
 /* Scans a journal image of len bytes: checks the header, then calls

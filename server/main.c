@@ -133,6 +133,7 @@ static int journal_start(void)
         return -1;
     }
     journal_set_compact_min(j, srv.opt.journal_compact_min);
+    journal_set_wake(j, (enum journal_wake)srv.opt.journal_wake);
     return 0;
 }
 

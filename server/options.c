@@ -58,6 +58,9 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         second; default) or no (never sync)\n"
 "      --journal-truncate start even when the journal has a damaged record\n"
 "                         in the middle: keep what is before it, cut the rest\n"
+"      --journal-wake HOW signal (default: one signal per session waiting\n"
+"                         for a sync, each on its own condition) or\n"
+"                         broadcast (one broadcast wakes every waiter)\n"
 "      --journal-compact-min BYTES\n"
 "                         rewrite the journal as the live set by itself once\n"
 "                         it passes BYTES and twice that set's size (suffix\n"
@@ -130,7 +133,7 @@ static size_t bytes(const char *opt, const char *s, unsigned long long min)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JCOMPACT,
+    OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
 };
 
 static const struct option longopts[] = {
@@ -147,6 +150,7 @@ static const struct option longopts[] = {
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
+    { "journal-wake",  required_argument, NULL, OPT_JWAKE },
     { "journal-compact-min", required_argument, NULL, OPT_JCOMPACT },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
@@ -168,6 +172,8 @@ static void set_defaults(struct options *opt)
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->log_level = LOG_LEVEL_INFO;
     opt->fsync = JOURNAL_FSYNC_EVERYSEC;
+    opt->journal_wake = JOURNAL_WAKE_SIGNAL;    /* measured best,
+                                                   docs/DURABILITY.md */
     opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
@@ -222,6 +228,12 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
                       "or no)");
         break;
     case OPT_JTRUNCATE: opt->journal_truncate = 1; break;
+    case OPT_JWAKE:
+        opt->journal_wake = journal_wake_parse(optarg);
+        if (opt->journal_wake < 0)
+            bad_value("--journal-wake", optarg, "is not a wake-up "
+                      "(broadcast or signal)");
+        break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;

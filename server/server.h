@@ -46,6 +46,7 @@ struct options {
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */
+    int journal_wake;           /* --journal-wake, an enum journal_wake */
     size_t journal_compact_min; /* --journal-compact-min */
 };
 

@@ -90,6 +90,11 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "journal_group_size_avg %.2f\n"
         "journal_fsync_us_p99 %llu\n"
         "journal_readonly %d\n"
+        "journal_fsync_us_p50 %llu\n"
+        "journal_wake %s\n"
+        "journal_wakes %llu\n"
+        "journal_wake_us_p50 %llu\n"
+        "journal_wake_us_p99 %llu\n"
         "journal_size %llu\n"
         "journal_live_bytes %llu\n"
         "journal_compactions %llu\n"
@@ -99,6 +104,10 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         (unsigned long long)jf.records, (unsigned long long)jf.bytes,
         (unsigned long long)jf.fsyncs, jf.group_size_avg,
         (unsigned long long)jf.fsync_p99_us, jf.readonly,
+        (unsigned long long)jf.fsync_p50_us,
+        st->journal ? journal_wake_name(jf.wake) : "-",
+        (unsigned long long)jf.wakes, (unsigned long long)jf.wake_p50_us,
+        (unsigned long long)jf.wake_p99_us,
         (unsigned long long)jf.size, (unsigned long long)jf.live_bytes,
         (unsigned long long)jf.compactions, jf.compacting);
     if (k < 0 || (size_t)k >= cap - (size_t)n)

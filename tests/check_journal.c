@@ -2,9 +2,11 @@
  * (server/journal_rec.c), and the journal itself on a real file
  * (server/journal.c): a round trip of every field, every truncation point
  * of a record, a bad checksum at the tail and in the middle, a zero-filled
- * tail, a foreign file, a record that contradicts the store; then append,
- * close, reopen and replay; refusal of a damaged journal, and
- * --journal-truncate. */
+ * tail (the space reserved ahead) and a torn record inside it, a foreign
+ * file, a record that contradicts the store; then append, close, reopen and
+ * replay; the zeros reserved ahead, cut at close and after a crash;
+ * refusal of a damaged journal, and --journal-truncate; a failing sync
+ * with both wake-ups (--journal-wake). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -196,6 +198,51 @@ START_TEST(test_journal_zero_tail_is_torn)
                      JSCAN_TORN);
     ck_assert_uint_eq(r.records, 3);
     ck_assert_uint_eq(r.good_end, im.len);
+    ck_assert_int_eq(r.zero_tail, 1);       /* space reserved ahead */
+}
+END_TEST
+
+/* The last write cut by a crash inside the zeros reserved ahead: a partial
+ * record (its frame whole, its payload's end still zeros) followed by
+ * zeros is a torn tail, not damage and not a mere zero tail. Non-zero
+ * bytes after it make it damage. */
+START_TEST(test_journal_torn_record_in_zeros)
+{
+    struct image im;
+    unsigned char big[sizeof(im.buf) + 200];
+    struct seen s = { .n = 0 };
+    struct jscan r;
+
+    make_image(&im);
+    for (size_t keep = im.ends[1] + 1; keep < im.len; keep++) {
+        memset(big, 0, sizeof(big));
+        memcpy(big, im.buf, keep);
+        s.n = 0;
+        ck_assert_int_eq(jrec_scan(big, im.len + 200, collect, &s, &r),
+                         JSCAN_TORN);
+        ck_assert_uint_eq(r.records, 2);
+        ck_assert_uint_eq(r.good_end, im.ends[1]);
+        ck_assert_uint_eq(r.bad_offset, im.ends[1]);
+        ck_assert_int_eq(r.zero_tail, 0);
+    }
+    memset(big, 0, sizeof(big));
+    memcpy(big, im.buf, im.len - 2);
+    big[im.len + 50] = 0x01;                /* data after it: damage */
+    s.n = 0;
+    ck_assert_int_eq(jrec_scan(big, im.len + 200, collect, &s, &r),
+                     JSCAN_DAMAGED);
+    ck_assert_uint_eq(r.good_end, im.ends[1]);
+}
+END_TEST
+
+START_TEST(test_journal_wake_names)
+{
+    ck_assert_int_eq(journal_wake_parse("broadcast"), JOURNAL_WAKE_BROADCAST);
+    ck_assert_int_eq(journal_wake_parse("signal"), JOURNAL_WAKE_SIGNAL);
+    ck_assert_int_eq(journal_wake_parse("Signal"), -1);
+    ck_assert_int_eq(journal_wake_parse(""), -1);
+    ck_assert_str_eq(journal_wake_name(JOURNAL_WAKE_BROADCAST), "broadcast");
+    ck_assert_str_eq(journal_wake_name(JOURNAL_WAKE_SIGNAL), "signal");
 }
 END_TEST
 
@@ -347,6 +394,68 @@ START_TEST(test_journal_append_close_replay)
 }
 END_TEST
 
+/* Reads the whole file at path. */
+static size_t read_file(unsigned char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY);
+    ck_assert_int_ge(fd, 0);
+    ssize_t n = read(fd, buf, cap);
+    ck_assert_int_ge(n, 0);
+    close(fd);
+    return (size_t)n;
+}
+
+/* Space is reserved ahead as zeros written past the last record (the file
+ * grows while open); a clean close cuts them off; the image a crash would
+ * leave (records, then zeros) replays whole, and the zeros are cut. Both
+ * wake-ups, in every policy. */
+START_TEST(test_journal_reserved_zeros)
+{
+    const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
+    static unsigned char img[1 << 20];
+    struct store st;
+    char err[512];
+
+    for (int pol = JOURNAL_FSYNC_ALWAYS; pol <= JOURNAL_FSYNC_NO; pol++) {
+        unlink(path);
+        ck_assert_int_eq(store_init(&st, p), 0);
+        struct journal *j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        journal_set_wake(j, (enum journal_wake)_i);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "John", "Smith"), 0);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), 0);
+        struct journal_figures f;
+        journal_figures(j, &f);
+        ck_assert_int_eq(f.wake, _i);
+        size_t end = JREC_HEADER_LEN + f.bytes;
+        size_t len = read_file(img, sizeof(img));
+        ck_assert_uint_gt(len, end + 4096);     /* zeros reserved ahead */
+        for (size_t k = end; k < len; k++)
+            ck_assert_int_eq(img[k], 0);
+        journal_close(j);
+        ck_assert_int_eq(file_size(), (off_t)end);      /* cut at close */
+        store_destroy(&st);
+
+        write_file(img, len);                   /* as kill -9 leaves it */
+        ck_assert_int_eq(store_init(&st, p), 0);
+        j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_uint_eq(count(&st), 2);
+        ck_assert_int_eq(apply(&st, STORE_DELETE, "John", "Smith"), 0);
+        journal_close(j);
+        ck_assert_uint_gt(file_size(), (off_t)end);
+        store_destroy(&st);
+
+        ck_assert_int_eq(store_init(&st, p), 0);
+        j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_uint_eq(count(&st), 1);
+        journal_close(j);
+        store_destroy(&st);
+    }
+}
+END_TEST
+
 START_TEST(test_journal_refuses_foreign_file)
 {
     struct store st;
@@ -452,7 +561,8 @@ START_TEST(test_journal_compact_live_set)
                                      sizeof(err));
     ck_assert_msg(j != NULL, "%s", err);
     add_and_delete(&st, 50, 40);
-    off_t before = file_size();
+    journal_figures(j, &f);
+    uint64_t before = f.size;           /* as written, zeros ahead not */
     ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
     journal_figures(j, &f);
     ck_assert_uint_eq(f.compactions, 1);
@@ -460,8 +570,9 @@ START_TEST(test_journal_compact_live_set)
     ck_assert_uint_eq(f.size, f.live_bytes);
     /* 10 records of "p4x Compact": 23 + 3 + 7 bytes each, and the header */
     ck_assert_uint_eq(f.size, JREC_HEADER_LEN + 10 * (23 + 3 + 7));
-    ck_assert_int_eq(file_size(), (off_t)f.size);
-    ck_assert_int_lt(file_size(), before);
+    /* the new file too holds zeros reserved ahead past its records */
+    ck_assert_int_gt(file_size(), (off_t)f.size);
+    ck_assert_uint_lt(f.size, before);
     ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), 0);
     ck_assert_int_eq(apply(&st, STORE_DELETE, "p45", "Compact"), 0);
     journal_close(j);
@@ -538,6 +649,7 @@ START_TEST(test_journal_sync_failure_read_only)
     struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0,
                                      &test_store, err, sizeof(err));
     ck_assert_msg(j != NULL, "%s", err);
+    journal_set_wake(j, (enum journal_wake)_i);     /* both wake-ups */
     ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\n"), "");
     ck_assert_int_eq(sess->ending, 1);
     ck_assert_int_eq(sess->send_error, -EIO);
@@ -572,11 +684,15 @@ static Suite *journal_suite(void)
     tcase_add_test(rec, test_journal_bad_crc_last_is_torn);
     tcase_add_test(rec, test_journal_bad_crc_middle_is_damage);
     tcase_add_test(rec, test_journal_zero_tail_is_torn);
+    tcase_add_test(rec, test_journal_torn_record_in_zeros);
+    tcase_add_test(rec, test_journal_wake_names);
     tcase_add_test(rec, test_journal_foreign_and_version);
     tcase_add_test(rec, test_journal_callback_refusal_is_damage);
     suite_add_tcase(s, rec);
     tcase_add_checked_fixture(file, file_setup, file_teardown);
     tcase_add_test(file, test_journal_append_close_replay);
+    tcase_add_loop_test(file, test_journal_reserved_zeros,
+                        JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
     tcase_add_test(file, test_journal_refuses_foreign_file);
     tcase_add_test(file, test_journal_torn_tail_cut);
     tcase_add_test(file, test_journal_damage_refused_then_truncated);
@@ -585,7 +701,8 @@ static Suite *journal_suite(void)
     suite_add_tcase(s, file);
     TCase *faults = tcase_create("faults");
     tcase_add_checked_fixture(faults, file_setup, file_teardown);
-    tcase_add_test(faults, test_journal_sync_failure_read_only);
+    tcase_add_loop_test(faults, test_journal_sync_failure_read_only,
+                        JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
     suite_add_tcase(s, faults);
     return s;
 }

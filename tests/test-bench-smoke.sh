@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-bench-smoke.sh -- make check's quick run of the issue-5 benchmarks
-# (tools/bench-hash, bench-log, bench-wakeup) at smoke sizes, and
-# tools/bench-compare --self-test (ssnserver and the echo floor, no Redis).
+# (tools/bench-hash, bench-log, bench-wakeup) at smoke sizes, a few syncs
+# of tools/fsync-rate, and tools/bench-compare --self-test (ssnserver and
+# the echo floor, no Redis).
 # It asserts real results, not just exit codes: the cross-variant digest
 # check passes (and a deliberately corrupted run fails it), every JSON
 # document parses and holds the expected rows, each table has its rows, bench-log wrote exactly the lines
@@ -147,6 +148,49 @@ assert d["threads_requested"] == 5000 and 0 < n < 5000, n
 assert d["results"][0]["threads_started"] == n
 assert "fell back to %d threads" % n in open(sys.argv[2]).read()
 EOF
+
+# ---- fsync-rate --------------------------------------------------------------
+# A few syncs of every variant in a scratch directory: each reports a rate
+# and its p50 <= p99, the files are gone after, and a missing directory or
+# a bad value is refused with the documented status.
+if [ ! -x "$BIN/fsync-rate" ]; then
+    make --no-print-directory -s "$BIN/fsync-rate" >/dev/null || fail "build fsync-rate"
+fi
+check "fsync-rate --help exits 0 and prints usage" \
+    bash -c "'$BIN/fsync-rate' --help | grep -q '^usage: fsync-rate'"
+mkdir -p "$tmp/fr"
+# (direct needs O_DIRECT, which tmpfs refuses: it runs where it can, and
+# otherwise must fail on that call and say so.)
+if "$BIN/fsync-rate" --dir "$tmp/fr" --count 20 --rounds 2 --json \
+        --variants append,keep-size,falloc,zeros \
+        >"$tmp/fr.json" 2>"$tmp/fr.err"; then
+    ok "fsync-rate runs the variants and exits 0"
+else
+    fail "fsync-rate runs the variants and exits 0"; cat "$tmp/fr.err"
+fi
+"$BIN/fsync-rate" --dir "$tmp/fr" --count 10 --variants direct \
+    >"$tmp/fr.direct" 2>&1
+check "fsync-rate direct runs, or says O_DIRECT failed" \
+    bash -c "grep -Eq '^direct +[0-9]+ ' '$tmp/fr.direct' || grep -q 'fcntl O_DIRECT' '$tmp/fr.direct'"
+check "fsync-rate JSON has every variant with a rate and p50 <= p99" \
+    python3 - "$tmp/fr.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = d["variants"]
+assert [x["variant"] for x in v] == ["append", "keep-size", "falloc", "zeros"], v
+for x in v:
+    assert "error" not in x, x
+    assert x["syncs_per_s"] > 0 and 0 < x["p50_us"] <= x["p99_us"], x
+    assert x["round_min"] <= x["round_max"], x
+EOF
+check "fsync-rate leaves no file behind" test -z "$(ls -A "$tmp/fr")"
+"$BIN/fsync-rate" --dir "$tmp/none" --count 5 >/dev/null 2>"$tmp/fr.err"
+rc=$?
+check "fsync-rate refuses a missing directory (exit 1, says why)" \
+    bash -c "[ $rc = 1 ] && grep -q 'No such file or directory' '$tmp/fr.err'"
+"$BIN/fsync-rate" --count 0 >/dev/null 2>&1
+rc=$?
+check "fsync-rate refuses a bad value (exit 2)" test "$rc" = 2
 
 # ---- bench-compare --self-test --------------------------------------------
 # ssnserver (--io events and --io threads) and the echo floor only, one

@@ -72,3 +72,23 @@ PROGRAMS += $(BIN)/bench-echo
 .PHONY: bench-compare
 bench-compare: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/bench-echo
 	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-compare
+
+# fsync-rate: this disk's serial small-append fdatasync rate, in the
+# variants of docs/DURABILITY.md (append, space reserved with fallocate,
+# space pre-filled with zeros): the yardstick of --fsync always.
+$(BIN)/fsync-rate: $(BUILD)/tools/fsync-rate.o $(BENCH_UTIL_OBJ) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(filter-out $(LIBCOMMON),$^) $(LIBCOMMON) $(LDFLAGS_ALL)
+
+PROGRAMS += $(BIN)/fsync-rate
+
+# make bench-journal: the journal's figures of docs/DURABILITY.md, side by
+# side in one run: one connection against the disk's fdatasync rate
+# (fsync-rate), 50 connections against Redis with appendfsync always
+# (installed if missing, as bench-compare does), everysec against no
+# journal, and --journal-wake broadcast against signal with 1, 50 and 500
+# connections (tools/bench-journal). About 4 minutes. Not part of make
+# check.
+.PHONY: bench-journal
+bench-journal: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/fsync-rate
+	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-journal
