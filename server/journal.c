@@ -127,21 +127,6 @@ void journal_set_broken_locked(struct journal *j, const char *what, int err)
              strerror(err));
 }
 
-/* One round of the flusher: what it took under j->lock, then what its
- * I/O, done with no lock held, gave. */
-struct flush_round {
-    struct jbuf *b;             /* the buffer swapped out */
-    uint64_t hi, off;           /* its last record, its file offset */
-    size_t n;                   /* its length */
-    int do_reserve;             /* reserve one more chunk */
-    uint64_t res_from;          /* from there */
-    int want_sync, stop, broken;
-    int werr, serr, rerr;       /* errnos of the write, sync, reservation */
-    uint64_t took;              /* the sync's duration, ns */
-    int sw;                     /* a compaction's switch (journal_compact.c) */
-    struct jswitch swc;
-};
-
 /* Sleeps until work_due; j->lock held. */
 static void flush_wait_locked(struct journal *j, uint64_t last_sync)
 {
@@ -158,8 +143,8 @@ static void flush_wait_locked(struct journal *j, uint64_t last_sync)
 }
 
 /* Swaps the buffers and decides what this round does; j->lock held. */
-static void flush_take_locked(struct journal *j, uint64_t last_sync,
-                              struct flush_round *f)
+void journal_round_take_locked(struct journal *j, uint64_t last_sync,
+                               struct flush_round *f)
 {
     memset(f, 0, sizeof(*f));
     f->b = &j->buf[j->active];
@@ -186,8 +171,8 @@ static void flush_take_locked(struct journal *j, uint64_t last_sync,
 }
 
 /* The write, sync and reservation of a round; no lock held. */
-static void flush_io(struct journal *j, struct flush_round *f,
-                     uint64_t *last_sync)
+void journal_round_io(struct journal *j, struct flush_round *f,
+                      uint64_t *last_sync)
 {
     if (f->sw) {
         journal_switch_io(j, &f->swc);
@@ -204,36 +189,8 @@ static void flush_io(struct journal *j, struct flush_round *f,
         f->rerr = journal_reserve_chunk(j->fd, f->res_from);
 }
 
-static void unqueue_locked(struct journal *j, struct journal_waiter *w)
-{
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        j->waiters = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->prev = w->next = NULL;
-    w->queued = 0;
-}
-
-/* The event loops' connections whose records are now durable, or never
- * will be; j->lock held. */
-static void notify_waiters_locked(struct journal *j)
-{
-    uint64_t durable = atomic_load(&j->durable_seq);
-    struct journal_waiter *w = j->waiters, *next;
-
-    for (; w; w = next) {
-        next = w->next;
-        if (w->seq <= durable || j->broken) {
-            unqueue_locked(j, w);
-            w->notify(w->arg);
-        }
-    }
-}
-
 /* What a round achieved, made known: j->lock held. */
-static void flush_publish_locked(struct journal *j, struct flush_round *f)
+void journal_round_publish_locked(struct journal *j, struct flush_round *f)
 {
     f->b->len = 0;
     if (f->sw && f->swc.renamed) {
@@ -273,7 +230,7 @@ published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     journal_wake_locked(j);
-    notify_waiters_locked(j);
+    journal_notify_waiters_locked(j);
 }
 
 void *journal_flusher_main(void *arg)
@@ -286,14 +243,14 @@ void *journal_flusher_main(void *arg)
     for (;;) {
         flush_wait_locked(j, last_sync);
         j->flushing = 1;
-        flush_take_locked(j, last_sync, &f);
+        journal_round_take_locked(j, last_sync, &f);
         pthread_mutex_unlock(&j->lock);
 
         /* No lock held: appenders fill the other buffer meanwhile. */
-        flush_io(j, &f, &last_sync);
+        journal_round_io(j, &f, &last_sync);
 
         pthread_mutex_lock(&j->lock);
-        flush_publish_locked(j, &f);
+        journal_round_publish_locked(j, &f);
         j->flushing = 0;
         if (f.werr || (f.want_sync && f.serr)) {
             pthread_mutex_unlock(&j->lock);
@@ -383,164 +340,6 @@ uint64_t journal_append_locked(struct journal *j,
                     "compaction: %s", j->path, strerror(-rc));
     }
     return seq;
-}
-
-/* ---- waiting ---------------------------------------------------------- */
-
-void journal_wake_locked(struct journal *j)
-{
-    uint64_t durable = atomic_load(&j->durable_seq);
-    struct jwaiter *next = NULL;
-
-    j->published_ns = time_now_ns();
-    /* The broadcast waiters, and appenders waiting for room or space;
-     * without any, glibc returns without a system call. */
-    pthread_cond_broadcast(&j->progress);
-    /* Signal waiters only: the first waiting for a record this round did
-     * not cover leads the next round, so it is woken first. */
-    for (struct jwaiter **pp = &j->sleepers; *pp && !j->broken;
-         pp = &(*pp)->next)
-        if ((*pp)->seq > durable) {
-            next = *pp;
-            *pp = next->next;
-            next->linked = 0;
-            pthread_cond_signal(&next->cond);
-            break;
-        }
-    for (struct jwaiter **pp = &j->sleepers; *pp; ) {
-        struct jwaiter *w = *pp;
-        if (w->seq <= durable || j->broken) {
-            *pp = w->next;
-            w->linked = 0;
-            pthread_cond_signal(&w->cond);
-        } else {
-            pp = &w->next;
-        }
-    }
-    /* Those left wait for records appended after this round took its
-     * buffer: the round "next" leads covers them all. */
-}
-
-/* JOURNAL_WAKE_SIGNAL: sleeps once on a condition of its own until the
- * end of a round signals it (its record durable, or it is to lead the
- * next round); j->lock held. */
-static void sleep_own_locked(struct journal *j, uint64_t seq)
-{
-    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->sleepers };
-
-    pthread_cond_init(&w.cond, NULL);
-    j->sleepers = &w;
-    while (w.linked)
-        pthread_cond_wait(&w.cond, &j->lock);
-    pthread_cond_destroy(&w.cond);
-}
-
-/* One round led by a session in journal_wait, the flusher's steps with no
- * lock held while writing and syncing. Space reservation and everysec's
- * sync stay the flusher's (signalled here when due), so that a session
- * waits only for its records. j->lock held, j->flushing clear. */
-static void lead_round_locked(struct journal *j)
-{
-    struct flush_round f;
-    uint64_t now = time_now_ns();
-    int want_reserve = j->want_reserve;
-
-    j->flushing = 1;
-    flush_take_locked(j, now, &f);      /* "last sync now": no everysec */
-    j->want_reserve = want_reserve;
-    int reserve = f.do_reserve;
-    f.do_reserve = 0;
-    pthread_mutex_unlock(&j->lock);
-    flush_io(j, &f, &now);
-    pthread_mutex_lock(&j->lock);
-    flush_publish_locked(j, &f);
-    j->flushing = 0;
-    /* The flusher's turn: space to reserve, or an event loop's records
-     * (journal_wait_async) appended after this round took its buffer. */
-    if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
-        pthread_cond_signal(&j->work);
-    if (f.werr || (f.want_sync && f.serr)) {
-        pthread_mutex_unlock(&j->lock);
-        log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
-                "read-only (no retry: the kernel may have dropped the "
-                "pages, docs/DURABILITY.md)", j->path, j->broken_why);
-        pthread_mutex_lock(&j->lock);
-    }
-}
-
-/* Group commit without a hand-off: a session whose record is not durable
- * leads a round itself when none is under way (the flusher's thread would
- * cost two wake-ups per round), else sleeps until the round under way
- * ends; the round after it covers every record appended meanwhile. */
-int journal_wait(struct journal *j, uint64_t seq)
-{
-    int rc;
-
-    if (atomic_load(&j->durable_seq) >= seq)
-        return 0;
-    pthread_mutex_lock(&j->lock);
-    while (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        if (!j->flushing && j->rw_state != JRW_READY) {
-            lead_round_locked(j);
-            continue;
-        }
-        if (!j->flushing)       /* a compaction's switch: the flusher's */
-            pthread_cond_signal(&j->work);
-        if (j->wake == JOURNAL_WAKE_SIGNAL)
-            sleep_own_locked(j, seq);
-        else
-            pthread_cond_wait(&j->progress, &j->lock);
-        /* The wake-up's cost: from the end of the round that let this
-         * waiter go to the waiter holding j->lock again. */
-        if (atomic_load(&j->durable_seq) >= seq) {
-            j->wakes++;
-            hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
-        }
-    }
-    rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
-    pthread_mutex_unlock(&j->lock);
-    return rc;
-}
-
-void journal_set_wake(struct journal *j, enum journal_wake w)
-{
-    pthread_mutex_lock(&j->lock);
-    j->wake = w;
-    pthread_mutex_unlock(&j->lock);
-}
-
-int journal_wait_async(struct journal *j, struct journal_waiter *w,
-                       uint64_t seq)
-{
-    int rc = 0;
-
-    if (atomic_load(&j->durable_seq) >= seq)
-        return 0;
-    pthread_mutex_lock(&j->lock);
-    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        w->seq = seq;
-        w->prev = NULL;
-        w->next = j->waiters;
-        if (j->waiters)
-            j->waiters->prev = w;
-        j->waiters = w;
-        w->queued = 1;
-        rc = -EAGAIN;
-        /* An event loop does not lead a round: the flusher writes (and
-         * syncs) for it, unless a round under way will signal it. */
-        if (!j->flushing)
-            pthread_cond_signal(&j->work);
-    }
-    pthread_mutex_unlock(&j->lock);
-    return rc;
-}
-
-void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
-{
-    pthread_mutex_lock(&j->lock);
-    if (w->queued)
-        unqueue_locked(j, w);
-    pthread_mutex_unlock(&j->lock);
 }
 
 /* ---- figures ------------------------------------------------------------ */

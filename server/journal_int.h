@@ -1,8 +1,10 @@
 /* journal_int.h -- the journal's insides, shared by journal.c (the
- * flusher thread, group commit, appending, waiting and figures) and
- * journal_open.c (opening, replay and recovery, closing); nothing else
- * includes it. Sizes, struct journal with what j->lock guards (journal.h
- * tells the locking order), and the file helpers both sides use.
+ * rounds, the flusher thread, appending and figures), journal_wait.c
+ * (waiting: leading a round, sleeping, the event loops' waits),
+ * journal_open.c (opening, replay and recovery, closing) and
+ * journal_compact.c (COMPACT); nothing else includes it. Sizes, struct
+ * journal with what j->lock guards (journal.h tells the locking order),
+ * and the helpers they share.
  */
 #ifndef SSN_JOURNAL_INT_H
 #define SSN_JOURNAL_INT_H
@@ -138,6 +140,7 @@ int journal_reserve_chunk(int fd, uint64_t from);
  * the journal is broken), and one more that is not, to lead the next
  * round; j->lock held. */
 void journal_wake_locked(struct journal *j);
+
 /* The flusher's part of a compaction (journal_compact.c). take: j->lock
  * held, rw_state READY: takes rw_buf and blocks appends (SWITCHING).
  * io: no lock held: completes the new file and puts it in place, or on
@@ -156,6 +159,31 @@ struct jswitch {
 void journal_switch_take_locked(struct journal *j, struct jswitch *sw);
 void journal_switch_io(struct journal *j, struct jswitch *sw);
 void journal_switch_publish_locked(struct journal *j, struct jswitch *sw);
+
+/* One round, the flusher's or one a waiting session leads (journal_wait.c):
+ * what it took under j->lock, then what its I/O, done with no lock held,
+ * gave. take and publish: j->lock held, j->flushing set by the caller. */
+struct flush_round {
+    struct jbuf *b;             /* the buffer swapped out */
+    uint64_t hi, off;           /* its last record, its file offset */
+    size_t n;                   /* its length */
+    int do_reserve;             /* reserve one more chunk */
+    uint64_t res_from;          /* from there */
+    int want_sync, stop, broken;
+    int werr, serr, rerr;       /* errnos of the write, sync, reservation */
+    uint64_t took;              /* the sync's duration, ns */
+    int sw;                     /* a compaction's switch (journal_compact.c) */
+    struct jswitch swc;
+};
+void journal_round_take_locked(struct journal *j, uint64_t last_sync,
+                               struct flush_round *f);
+void journal_round_io(struct journal *j, struct flush_round *f,
+                      uint64_t *last_sync);
+void journal_round_publish_locked(struct journal *j, struct flush_round *f);
+
+/* Wakes the event loops' connections whose records are now durable, or
+ * never will be; j->lock held (journal_wait.c). */
+void journal_notify_waiters_locked(struct journal *j);
 
 /* Appends one record's bytes to the rewrite buffer while a compaction
  * runs, and keeps live_bytes; j->lock held. */

@@ -4,8 +4,7 @@
  * of a record, a bad checksum at the tail and in the middle, a zero-filled
  * tail (the space reserved ahead) and a torn record inside it, a foreign
  * file, a record that contradicts the store; then append, close, reopen and
- * replay; the zeros reserved ahead, cut at close and after a crash;
- * refusal of a damaged journal, and --journal-truncate; a failing sync
+ * replay; refusal of a damaged journal, and --journal-truncate; a failing sync
  * with both wake-ups (--journal-wake). */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +20,7 @@
 #include "../server/lockmode.h"
 #include "../server/store.h"
 #include "sessiontest.h"
+#include "journaltest.h"
 
 /* ---- records ------------------------------------------------------------ */
 
@@ -288,73 +288,6 @@ END_TEST
 
 /* ---- the journal on a file ----------------------------------------------- */
 
-static char dir[] = "/tmp/check_journal.XXXXXX";
-static char path[64];
-
-static void file_setup(void)
-{
-    strcpy(dir, "/tmp/check_journal.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    snprintf(path, sizeof(path), "%s/j", dir);
-}
-
-static void file_teardown(void)
-{
-    unlink(path);
-    rmdir(dir);
-}
-
-static void write_file(const void *data, size_t len)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ck_assert_int_ge(fd, 0);
-    ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-    close(fd);
-}
-
-static off_t file_size(void)
-{
-    struct stat sb;
-    ck_assert_int_eq(stat(path, &sb), 0);
-    return sb.st_size;
-}
-
-/* Applies one ADD or DELETE to st, as commands.c does; returns its rc. */
-static int apply(struct store *st, enum store_op op, const char *first,
-                 const char *last)
-{
-    struct store_mutation m = { .op = op };
-
-    if (op == STORE_ADD) {
-        m.entry = entry_new(last, strlen(last), first, strlen(first),
-                            entry_ssn_pack("123-45-6789"), 33);
-        ck_assert_ptr_nonnull(m.entry);
-    } else {
-        m.key.first = first;
-        m.key.last = last;
-    }
-    store_lock(st);
-    int rc = store_apply_locked(st, &m);
-    store_unlock(st);
-    if (rc == 0)
-        ck_assert_uint_gt(m.seq, 0);
-    if (rc == 0 && st->journal)
-        ck_assert_int_eq(journal_wait(st->journal, m.seq), 0);
-    if (op == STORE_ADD && rc)
-        entry_free(m.entry);
-    if (op == STORE_DELETE && rc == 0)
-        entry_free(m.removed);
-    return rc;
-}
-
-static size_t count(struct store *st)
-{
-    store_lock(st);
-    size_t n = store_count_locked(st);
-    store_unlock(st);
-    return n;
-}
-
 START_TEST(test_journal_append_close_replay)
 {
     const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
@@ -395,67 +328,6 @@ START_TEST(test_journal_append_close_replay)
 END_TEST
 
 /* Reads the whole file at path. */
-static size_t read_file(unsigned char *buf, size_t cap)
-{
-    int fd = open(path, O_RDONLY);
-    ck_assert_int_ge(fd, 0);
-    ssize_t n = read(fd, buf, cap);
-    ck_assert_int_ge(n, 0);
-    close(fd);
-    return (size_t)n;
-}
-
-/* Space is reserved ahead as zeros written past the last record (the file
- * grows while open); a clean close cuts them off; the image a crash would
- * leave (records, then zeros) replays whole, and the zeros are cut. Both
- * wake-ups, in every policy. */
-START_TEST(test_journal_reserved_zeros)
-{
-    const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
-    static unsigned char img[1 << 20];
-    struct store st;
-    char err[512];
-
-    for (int pol = JOURNAL_FSYNC_ALWAYS; pol <= JOURNAL_FSYNC_NO; pol++) {
-        unlink(path);
-        ck_assert_int_eq(store_init(&st, p), 0);
-        struct journal *j = journal_open(path, pol, 0, &st, err, sizeof(err));
-        ck_assert_msg(j != NULL, "%s", err);
-        journal_set_wake(j, (enum journal_wake)_i);
-        ck_assert_int_eq(apply(&st, STORE_ADD, "John", "Smith"), 0);
-        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), 0);
-        struct journal_figures f;
-        journal_figures(j, &f);
-        ck_assert_int_eq(f.wake, _i);
-        size_t end = JREC_HEADER_LEN + f.bytes;
-        size_t len = read_file(img, sizeof(img));
-        ck_assert_uint_gt(len, end + 4096);     /* zeros reserved ahead */
-        for (size_t k = end; k < len; k++)
-            ck_assert_int_eq(img[k], 0);
-        journal_close(j);
-        ck_assert_int_eq(file_size(), (off_t)end);      /* cut at close */
-        store_destroy(&st);
-
-        write_file(img, len);                   /* as kill -9 leaves it */
-        ck_assert_int_eq(store_init(&st, p), 0);
-        j = journal_open(path, pol, 0, &st, err, sizeof(err));
-        ck_assert_msg(j != NULL, "%s", err);
-        ck_assert_uint_eq(count(&st), 2);
-        ck_assert_int_eq(apply(&st, STORE_DELETE, "John", "Smith"), 0);
-        journal_close(j);
-        ck_assert_uint_gt(file_size(), (off_t)end);
-        store_destroy(&st);
-
-        ck_assert_int_eq(store_init(&st, p), 0);
-        j = journal_open(path, pol, 0, &st, err, sizeof(err));
-        ck_assert_msg(j != NULL, "%s", err);
-        ck_assert_uint_eq(count(&st), 1);
-        journal_close(j);
-        store_destroy(&st);
-    }
-}
-END_TEST
-
 START_TEST(test_journal_refuses_foreign_file)
 {
     struct store st;
@@ -520,121 +392,7 @@ START_TEST(test_journal_damage_refused_then_truncated)
 }
 END_TEST
 
-/* ---- compaction ------------------------------------------------------------ */
-
-/* COMPACT as commands.c runs it: the snapshot under the store lock, the
- * wait outside it. */
-static int compact(struct store *st, char *why, size_t len)
-{
-    uint64_t gen = 0;
-
-    store_lock(st);
-    int rc = journal_compact_start_locked(st->journal, &gen);
-    store_unlock(st);
-    return rc ? rc : journal_compact_wait(st->journal, gen, why, len);
-}
-
-static void add_and_delete(struct store *st, int adds, int deletes)
-{
-    char first[16];
-
-    for (int i = 0; i < adds; i++) {
-        snprintf(first, sizeof(first), "p%d", i);
-        ck_assert_int_eq(apply(st, STORE_ADD, first, "Compact"), 0);
-    }
-    for (int i = 0; i < deletes; i++) {
-        snprintf(first, sizeof(first), "p%d", i);
-        ck_assert_int_eq(apply(st, STORE_DELETE, first, "Compact"), 0);
-    }
-}
-
-/* The journal becomes one ADD per live person, the file exactly the live
- * size; appends go on into the new file, and a reopen finds them all. */
-START_TEST(test_journal_compact_live_set)
-{
-    struct store st;
-    char err[512], why[128];
-    struct journal_figures f;
-
-    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
-    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err,
-                                     sizeof(err));
-    ck_assert_msg(j != NULL, "%s", err);
-    add_and_delete(&st, 50, 40);
-    journal_figures(j, &f);
-    uint64_t before = f.size;           /* as written, zeros ahead not */
-    ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
-    journal_figures(j, &f);
-    ck_assert_uint_eq(f.compactions, 1);
-    ck_assert_int_eq(f.compacting, 0);
-    ck_assert_uint_eq(f.size, f.live_bytes);
-    /* 10 records of "p4x Compact": 23 + 3 + 7 bytes each, and the header */
-    ck_assert_uint_eq(f.size, JREC_HEADER_LEN + 10 * (23 + 3 + 7));
-    /* the new file too holds zeros reserved ahead past its records */
-    ck_assert_int_gt(file_size(), (off_t)f.size);
-    ck_assert_uint_lt(f.size, before);
-    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), 0);
-    ck_assert_int_eq(apply(&st, STORE_DELETE, "p45", "Compact"), 0);
-    journal_close(j);
-    store_destroy(&st);
-
-    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
-    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err, sizeof(err));
-    ck_assert_msg(j != NULL, "%s", err);
-    ck_assert_uint_eq(count(&st), 10);
-    ck_assert_int_eq(apply(&st, STORE_ADD, "p45", "Compact"), 0);
-    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), -EEXIST);
-    journal_close(j);
-    store_destroy(&st);
-}
-END_TEST
-
-static int sync_fails(int fd);
-
-/* A compaction whose new file cannot be synced: it fails with the reason,
- * leaves no file behind, and the old journal stays the journal, writable
- * (--fsync no: only the compaction syncs). */
-START_TEST(test_journal_compact_failure_keeps_old)
-{
-    struct store st;
-    char err[512], why[128], leftover[80];
-    struct journal_figures f;
-
-    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
-    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
-                                     sizeof(err));
-    ck_assert_msg(j != NULL, "%s", err);
-    add_and_delete(&st, 30, 20);
-    journal_sync_fn = sync_fails;
-    ck_assert_int_eq(compact(&st, why, sizeof(why)), -EIO);
-    journal_sync_fn = fdatasync;
-    ck_assert_str_eq(why, "cannot sync the new file: Input/output error");
-    snprintf(leftover, sizeof(leftover), "%s.compact", path);
-    ck_assert_int_ne(access(leftover, F_OK), 0);
-    journal_figures(j, &f);
-    ck_assert_uint_eq(f.compactions, 0);
-    ck_assert_int_eq(f.readonly, 0);
-    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Failure"), 0);
-    journal_close(j);
-    store_destroy(&st);
-
-    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
-    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
-    ck_assert_msg(j != NULL, "%s", err);
-    ck_assert_uint_eq(count(&st), 11);
-    journal_close(j);
-    store_destroy(&st);
-}
-END_TEST
-
 /* ---- faults ---------------------------------------------------------------- */
-
-static int sync_fails(int fd)
-{
-    (void)fd;
-    errno = EIO;
-    return -1;
-}
 
 /* --fsync always and a sync that fails: the session waiting for it gets no
  * reply at all and ends (its client must not be told OK); the journal is
@@ -691,13 +449,9 @@ static Suite *journal_suite(void)
     suite_add_tcase(s, rec);
     tcase_add_checked_fixture(file, file_setup, file_teardown);
     tcase_add_test(file, test_journal_append_close_replay);
-    tcase_add_loop_test(file, test_journal_reserved_zeros,
-                        JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
     tcase_add_test(file, test_journal_refuses_foreign_file);
     tcase_add_test(file, test_journal_torn_tail_cut);
     tcase_add_test(file, test_journal_damage_refused_then_truncated);
-    tcase_add_test(file, test_journal_compact_live_set);
-    tcase_add_test(file, test_journal_compact_failure_keeps_old);
     suite_add_tcase(s, file);
     TCase *faults = tcase_create("faults");
     tcase_add_checked_fixture(faults, file_setup, file_teardown);

@@ -1,0 +1,203 @@
+/* journal_wait.c -- waiting for the journal (journal.h): a session's
+ * blocking wait, which leads a round itself when none is under way (group
+ * commit without a hand-off) and otherwise sleeps, woken by broadcast or by
+ * a signal of its own (--journal-wake); and an event loop's wait that does
+ * not block (journal_wait_async), whose connections the end of a round
+ * wakes. The rounds themselves are journal.c's; the state, under j->lock,
+ * is journal_int.h's struct journal.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include "hist.h"
+#include "journal.h"
+#include "journal_int.h"
+#include "log.h"
+#include "timeutil.h"
+
+/* ---- an event loop's connections -------------------------------------- */
+
+static void unqueue_locked(struct journal *j, struct journal_waiter *w)
+{
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        j->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->prev = w->next = NULL;
+    w->queued = 0;
+}
+
+/* The event loops' connections whose records are now durable, or never
+ * will be; j->lock held. */
+void journal_notify_waiters_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+    struct journal_waiter *w = j->waiters, *next;
+
+    for (; w; w = next) {
+        next = w->next;
+        if (w->seq <= durable || j->broken) {
+            unqueue_locked(j, w);
+            w->notify(w->arg);
+        }
+    }
+}
+
+/* ---- waiting ---------------------------------------------------------- */
+
+void journal_wake_locked(struct journal *j)
+{
+    uint64_t durable = atomic_load(&j->durable_seq);
+    struct jwaiter *next = NULL;
+
+    j->published_ns = time_now_ns();
+    /* The broadcast waiters, and appenders waiting for room or space;
+     * without any, glibc returns without a system call. */
+    pthread_cond_broadcast(&j->progress);
+    /* Signal waiters only: the first waiting for a record this round did
+     * not cover leads the next round, so it is woken first. */
+    for (struct jwaiter **pp = &j->sleepers; *pp && !j->broken;
+         pp = &(*pp)->next)
+        if ((*pp)->seq > durable) {
+            next = *pp;
+            *pp = next->next;
+            next->linked = 0;
+            pthread_cond_signal(&next->cond);
+            break;
+        }
+    for (struct jwaiter **pp = &j->sleepers; *pp; ) {
+        struct jwaiter *w = *pp;
+        if (w->seq <= durable || j->broken) {
+            *pp = w->next;
+            w->linked = 0;
+            pthread_cond_signal(&w->cond);
+        } else {
+            pp = &w->next;
+        }
+    }
+    /* Those left wait for records appended after this round took its
+     * buffer: the round "next" leads covers them all. */
+}
+
+/* JOURNAL_WAKE_SIGNAL: sleeps once on a condition of its own until the
+ * end of a round signals it (its record durable, or it is to lead the
+ * next round); j->lock held. */
+static void sleep_own_locked(struct journal *j, uint64_t seq)
+{
+    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->sleepers };
+
+    pthread_cond_init(&w.cond, NULL);
+    j->sleepers = &w;
+    while (w.linked)
+        pthread_cond_wait(&w.cond, &j->lock);
+    pthread_cond_destroy(&w.cond);
+}
+
+/* One round led by a session in journal_wait, the flusher's steps with no
+ * lock held while writing and syncing. Space reservation and everysec's
+ * sync stay the flusher's (signalled here when due), so that a session
+ * waits only for its records. j->lock held, j->flushing clear. */
+static void lead_round_locked(struct journal *j)
+{
+    struct flush_round f;
+    uint64_t now = time_now_ns();
+    int want_reserve = j->want_reserve;
+
+    j->flushing = 1;
+    journal_round_take_locked(j, now, &f);      /* "last sync now": no everysec */
+    j->want_reserve = want_reserve;
+    int reserve = f.do_reserve;
+    f.do_reserve = 0;
+    pthread_mutex_unlock(&j->lock);
+    journal_round_io(j, &f, &now);
+    pthread_mutex_lock(&j->lock);
+    journal_round_publish_locked(j, &f);
+    j->flushing = 0;
+    /* The flusher's turn: space to reserve, or an event loop's records
+     * (journal_wait_async) appended after this round took its buffer. */
+    if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
+        pthread_cond_signal(&j->work);
+    if (f.werr || (f.want_sync && f.serr)) {
+        pthread_mutex_unlock(&j->lock);
+        log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
+                "read-only (no retry: the kernel may have dropped the "
+                "pages, docs/DURABILITY.md)", j->path, j->broken_why);
+        pthread_mutex_lock(&j->lock);
+    }
+}
+
+/* Group commit without a hand-off: a session whose record is not durable
+ * leads a round itself when none is under way (the flusher's thread would
+ * cost two wake-ups per round), else sleeps until the round under way
+ * ends; the round after it covers every record appended meanwhile. */
+int journal_wait(struct journal *j, uint64_t seq)
+{
+    int rc;
+
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    while (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        if (!j->flushing && j->rw_state != JRW_READY) {
+            lead_round_locked(j);
+            continue;
+        }
+        if (!j->flushing)       /* a compaction's switch: the flusher's */
+            pthread_cond_signal(&j->work);
+        if (j->wake == JOURNAL_WAKE_SIGNAL)
+            sleep_own_locked(j, seq);
+        else
+            pthread_cond_wait(&j->progress, &j->lock);
+        /* The wake-up's cost: from the end of the round that let this
+         * waiter go to the waiter holding j->lock again. */
+        if (atomic_load(&j->durable_seq) >= seq) {
+            j->wakes++;
+            hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
+        }
+    }
+    rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_set_wake(struct journal *j, enum journal_wake w)
+{
+    pthread_mutex_lock(&j->lock);
+    j->wake = w;
+    pthread_mutex_unlock(&j->lock);
+}
+
+int journal_wait_async(struct journal *j, struct journal_waiter *w,
+                       uint64_t seq)
+{
+    int rc = 0;
+
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        w->seq = seq;
+        w->prev = NULL;
+        w->next = j->waiters;
+        if (j->waiters)
+            j->waiters->prev = w;
+        j->waiters = w;
+        w->queued = 1;
+        rc = -EAGAIN;
+        /* An event loop does not lead a round: the flusher writes (and
+         * syncs) for it, unless a round under way will signal it. */
+        if (!j->flushing)
+            pthread_cond_signal(&j->work);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
+{
+    pthread_mutex_lock(&j->lock);
+    if (w->queued)
+        unqueue_locked(j, w);
+    pthread_mutex_unlock(&j->lock);
+}

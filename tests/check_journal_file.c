@@ -1,0 +1,187 @@
+/* check_journal_file.c -- the journal's file over its life: the zeros
+ * reserved ahead (server/journal.c), cut at a clean close and after a
+ * crash, with both wake-ups in every policy; and COMPACT's core
+ * (server/journal_compact.c): the journal becomes one ADD per live person,
+ * exactly the live size, and appends go on into the new file; a new file
+ * that cannot be synced leaves the old journal in place, writable, and no
+ * file behind. The crash points are tests/test-journal-compact.sh's.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "suites.h"
+#include "../server/journal.h"
+#include "../server/journal_rec.h"
+#include "../server/lockmode.h"
+#include "../server/store.h"
+#include "journaltest.h"
+
+/* Space is reserved ahead as zeros written past the last record (the file
+ * grows while open); a clean close cuts them off; the image a crash would
+ * leave (records, then zeros) replays whole, and the zeros are cut. Both
+ * wake-ups, in every policy. */
+START_TEST(test_journal_reserved_zeros)
+{
+    const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
+    static unsigned char img[1 << 20];
+    struct store st;
+    char err[512];
+
+    for (int pol = JOURNAL_FSYNC_ALWAYS; pol <= JOURNAL_FSYNC_NO; pol++) {
+        unlink(path);
+        ck_assert_int_eq(store_init(&st, p), 0);
+        struct journal *j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        journal_set_wake(j, (enum journal_wake)_i);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "John", "Smith"), 0);
+        ck_assert_int_eq(apply(&st, STORE_ADD, "Jane", "Doe"), 0);
+        struct journal_figures f;
+        journal_figures(j, &f);
+        ck_assert_int_eq(f.wake, _i);
+        size_t end = JREC_HEADER_LEN + f.bytes;
+        size_t len = read_file(img, sizeof(img));
+        ck_assert_uint_gt(len, end + 4096);     /* zeros reserved ahead */
+        for (size_t k = end; k < len; k++)
+            ck_assert_int_eq(img[k], 0);
+        journal_close(j);
+        ck_assert_int_eq(file_size(), (off_t)end);      /* cut at close */
+        store_destroy(&st);
+
+        write_file(img, len);                   /* as kill -9 leaves it */
+        ck_assert_int_eq(store_init(&st, p), 0);
+        j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_uint_eq(count(&st), 2);
+        ck_assert_int_eq(apply(&st, STORE_DELETE, "John", "Smith"), 0);
+        journal_close(j);
+        ck_assert_uint_gt(file_size(), (off_t)end);
+        store_destroy(&st);
+
+        ck_assert_int_eq(store_init(&st, p), 0);
+        j = journal_open(path, pol, 0, &st, err, sizeof(err));
+        ck_assert_msg(j != NULL, "%s", err);
+        ck_assert_uint_eq(count(&st), 1);
+        journal_close(j);
+        store_destroy(&st);
+    }
+}
+END_TEST
+
+/* COMPACT as commands.c runs it: the snapshot under the store lock, the
+ * wait outside it. */
+static int compact(struct store *st, char *why, size_t len)
+{
+    uint64_t gen = 0;
+
+    store_lock(st);
+    int rc = journal_compact_start_locked(st->journal, &gen);
+    store_unlock(st);
+    return rc ? rc : journal_compact_wait(st->journal, gen, why, len);
+}
+
+static void add_and_delete(struct store *st, int adds, int deletes)
+{
+    char first[16];
+
+    for (int i = 0; i < adds; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_ADD, first, "Compact"), 0);
+    }
+    for (int i = 0; i < deletes; i++) {
+        snprintf(first, sizeof(first), "p%d", i);
+        ck_assert_int_eq(apply(st, STORE_DELETE, first, "Compact"), 0);
+    }
+}
+
+/* The journal becomes one ADD per live person, the file exactly the live
+ * size; appends go on into the new file, and a reopen finds them all. */
+START_TEST(test_journal_compact_live_set)
+{
+    struct store st;
+    char err[512], why[128];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 50, 40);
+    journal_figures(j, &f);
+    uint64_t before = f.size;           /* as written, zeros ahead not */
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 1);
+    ck_assert_int_eq(f.compacting, 0);
+    ck_assert_uint_eq(f.size, f.live_bytes);
+    /* 10 records of "p4x Compact": 23 + 3 + 7 bytes each, and the header */
+    ck_assert_uint_eq(f.size, JREC_HEADER_LEN + 10 * (23 + 3 + 7));
+    /* the new file too holds zeros reserved ahead past its records */
+    ck_assert_int_gt(file_size(), (off_t)f.size);
+    ck_assert_uint_lt(f.size, before);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_DELETE, "p45", "Compact"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 10);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "p45", "Compact"), 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Compact"), -EEXIST);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
+/* A compaction whose new file cannot be synced: it fails with the reason,
+ * leaves no file behind, and the old journal stays the journal, writable
+ * (--fsync no: only the compaction syncs). */
+START_TEST(test_journal_compact_failure_keeps_old)
+{
+    struct store st;
+    char err[512], why[128], leftover[80];
+    struct journal_figures f;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 30, 20);
+    journal_sync_fn = sync_fails;
+    ck_assert_int_eq(compact(&st, why, sizeof(why)), -EIO);
+    journal_sync_fn = fdatasync;
+    ck_assert_str_eq(why, "cannot sync the new file: Input/output error");
+    snprintf(leftover, sizeof(leftover), "%s.compact", path);
+    ck_assert_int_ne(access(leftover, F_OK), 0);
+    journal_figures(j, &f);
+    ck_assert_uint_eq(f.compactions, 0);
+    ck_assert_int_eq(f.readonly, 0);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Failure"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 11);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
+static Suite *journal_file_suite(void)
+{
+    Suite *s = suite_create("journal_file");
+    TCase *tc = tcase_create("file");
+
+    tcase_add_checked_fixture(tc, file_setup, file_teardown);
+    tcase_add_loop_test(tc, test_journal_reserved_zeros,
+                        JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
+    tcase_add_test(tc, test_journal_compact_live_set);
+    tcase_add_test(tc, test_journal_compact_failure_keeps_old);
+    suite_add_tcase(s, tc);
+    return s;
+}
+SUITE_REGISTER(journal_file_suite)
