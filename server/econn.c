@@ -306,6 +306,7 @@ static void answer(struct econn *c, size_t n)
         c->held_done = done;
         c->held_more = more;
         event_del(c->rev);
+        events_commit_soon(c->w, c->conn.session->journal_seq);
         return;
     }
     answered(c, done, more, n == 0);

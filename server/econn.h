@@ -55,6 +55,10 @@ void econn_begin(struct econn *c, struct event_base *base);
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);
 
+/* events.c: asks c's worker to make journal record seq durable once its
+ * pass over the ready connections ends (answer holds c meanwhile). */
+void events_commit_soon(struct worker *w, uint64_t seq);
+
 /* events.c: takes c off its worker's list (econn_close calls it). */
 void events_forget(struct econn *c);
 

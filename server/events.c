@@ -13,7 +13,9 @@
 #include <time.h>
 #include "econn.h"
 #include "events.h"
+#include "journal.h"
 #include "log.h"
+#include "server.h"
 
 struct worker {
     pthread_t tid;
@@ -23,7 +25,15 @@ struct worker {
     struct econn *handed;       /* connections to take over (via next) */
     int stopping;
     struct econn *conns;        /* live; the worker's thread only */
+    struct event *commit;       /* the journal's round, after the pass */
+    uint64_t commit_seq;        /* the last record a held reply needs;
+                                   the worker's thread only */
 };
+
+/* Event priorities: the connections' events in the middle (libevent's
+ * default), the journal's commit after every one of them. */
+#define PRIO_LEVELS 3
+#define PRIO_COMMIT 2
 
 static struct worker *workers;
 static int nworkers;
@@ -72,6 +82,32 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+void events_commit_soon(struct worker *w, uint64_t seq)
+{
+    if (seq > w->commit_seq)
+        w->commit_seq = seq;
+    event_active(w->commit, EV_READ, 0);
+}
+
+/* Redis's model of group commit (beforeSleep): once every connection
+ * ready in this pass has been answered, the worker makes the records its
+ * held replies need durable, leading the round itself (journal_commit:
+ * one write and one sync for all of them, and for the other worker's
+ * records appended meanwhile); when a round is under way already, it
+ * does not wait for it. The round wakes the held connections
+ * (journal_wait_async's notify), answered in the next pass. The worker
+ * blocks for the sync, as Redis's one thread does. */
+static void commit_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    uint64_t seq = w->commit_seq;
+    (void)fd; (void)what;
+
+    w->commit_seq = 0;
+    if (seq && srv.store.journal)
+        journal_commit(srv.store.journal, seq);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -86,7 +122,10 @@ static int worker_init(struct worker *w)
     if (rc)
         return -rc;
     w->base = event_base_new();
-    if (!w->base)
+    if (!w->base || event_base_priority_init(w->base, PRIO_LEVELS))
+        return -ENOMEM;
+    w->commit = event_new(w->base, -1, 0, commit_cb, w);
+    if (!w->commit || event_priority_set(w->commit, PRIO_COMMIT))
         return -ENOMEM;
     w->wake = event_new(w->base, -1, EV_PERSIST, wake_cb, w);
     if (!w->wake || event_add(w->wake, NULL))
@@ -148,6 +187,7 @@ int events_stop(long ms)
             return -ETIMEDOUT;
     for (int i = 0; i < nworkers; i++) {
         event_free(workers[i].wake);
+        event_free(workers[i].commit);
         event_base_free(workers[i].base);
         pthread_mutex_destroy(&workers[i].lock);
     }

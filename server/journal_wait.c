@@ -161,6 +161,23 @@ int journal_wait(struct journal *j, uint64_t seq)
     return rc;
 }
 
+int journal_commit(struct journal *j, uint64_t seq)
+{
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
+        if (!j->flushing && j->rw_state != JRW_READY)
+            lead_round_locked(j);
+        else if (!j->flushing)
+            pthread_cond_signal(&j->work);      /* a compaction's switch */
+        /* else the round under way hands on: its leader signals the
+         * flusher when held connections' records are left. */
+    }
+    pthread_mutex_unlock(&j->lock);
+    return 0;
+}
+
 void journal_set_wake(struct journal *j, enum journal_wake w)
 {
     pthread_mutex_lock(&j->lock);
@@ -185,10 +202,9 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
         j->waiters = w;
         w->queued = 1;
         rc = -EAGAIN;
-        /* An event loop does not lead a round: the flusher writes (and
-         * syncs) for it, unless a round under way will signal it. */
-        if (!j->flushing)
-            pthread_cond_signal(&j->work);
+        /* The event loop leads the round itself once its pass ends
+         * (events.c's commit); the flusher's 100 ms tick is the
+         * backstop. */
     }
     pthread_mutex_unlock(&j->lock);
     return rc;
