@@ -125,27 +125,11 @@ case_nolock() {
 
 # ---- a full disk ---------------------------------------------------------------
 
-# The small file system, outside TEST_TMP, unmounted however the script
-# ends (the EXIT trap runs this too).
-FULL_MNT=""
-unmount_full() {
-    [[ -n $FULL_MNT ]] || return 0
-    umount "$FULL_MNT" 2>/dev/null
-    rmdir "$FULL_MNT" 2>/dev/null
-    FULL_MNT=""
-}
-srv_on_exit unmount_full
-
+# On a 1 MB tmpfs (tests/lib/journal.sh's mount_full).
 case_disk_full() {
     local mnt
-    if [[ $(id -u) != 0 ]] ||
-       ! mnt=$(mktemp -d "${TMPDIR:-/tmp}/ssnfull.XXXXXX") ||
-       ! mount -t tmpfs -o size=1m tmpfs "$mnt" 2>/dev/null; then
-        [[ -n ${mnt:-} ]] && rmdir "$mnt"
-        echo "ok - # SKIP disk full: needs root to mount a tmpfs"
-        return
-    fi
-    FULL_MNT=$mnt
+    mount_full "disk full" || return
+    mnt=$FULL_MNT
     start_server fine --journal "$mnt/j" --fsync always || { unmount_full; return; }
     dd if=/dev/zero of="$mnt/filler" bs=4k status=none 2>/dev/null
     local i req=$TEST_TMP/full.req

@@ -1,6 +1,7 @@
 # tests/lib/journal.sh -- what the journal's suites share (sourced after
-# tests/lib/common.sh): ask, restart, and the kill -9 cycles under
-# pipelined load that check no acknowledged mutation is lost. The caller
+# tests/lib/common.sh): ask, restart, the kill -9 cycles under pipelined
+# load that check no acknowledged mutation is lost, and a small tmpfs for
+# the disk-full cases. The caller
 # sets J, the journal's path.
 
 # ask PORT TEXT: the replies to TEXT (printf escapes) on one connection,
@@ -116,4 +117,31 @@ kill9_cycles() {
             "$(ask "$SRV_PORT" 'CHECK\n')" '^OK [0-9]+ entries, all invariants hold'
         stop_server "$SRV_PID"
     done
+}
+
+# ---- a full disk ------------------------------------------------------------
+
+# mount_full WHAT: a 1 MB tmpfs mounted on a new directory outside
+# TEST_TMP, in FULL_MNT, unmounted however the script ends (the EXIT trap
+# runs unmount_full too). Returns 1, with a SKIP line naming WHAT, when it
+# cannot be mounted (not root).
+FULL_MNT=""
+unmount_full() {
+    [[ -n $FULL_MNT ]] || return 0
+    umount "$FULL_MNT" 2>/dev/null
+    rmdir "$FULL_MNT" 2>/dev/null
+    FULL_MNT=""
+}
+srv_on_exit unmount_full
+
+mount_full() {
+    local mnt
+    if [[ $(id -u) != 0 ]] ||
+       ! mnt=$(mktemp -d "${TMPDIR:-/tmp}/ssnfull.XXXXXX") ||
+       ! mount -t tmpfs -o size=1m tmpfs "$mnt" 2>/dev/null; then
+        [[ -n ${mnt:-} ]] && rmdir "$mnt"
+        echo "ok - # SKIP $1: needs root to mount a tmpfs"
+        return 1
+    fi
+    FULL_MNT=$mnt
 }
