@@ -233,6 +233,18 @@ published:
     journal_notify_waiters_locked(j);
 }
 
+void journal_round_log_failure_locked(struct journal *j,
+                                      const struct flush_round *f)
+{
+    if (!f->werr && !(f->want_sync && f->serr))
+        return;
+    pthread_mutex_unlock(&j->lock);     /* no logging under it */
+    log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now read-only "
+            "(no retry: the kernel may have dropped the pages, "
+            "docs/DURABILITY.md)", j->path, j->broken_why);
+    pthread_mutex_lock(&j->lock);
+}
+
 void *journal_flusher_main(void *arg)
 {
     struct journal *j = arg;
@@ -252,13 +264,7 @@ void *journal_flusher_main(void *arg)
         pthread_mutex_lock(&j->lock);
         journal_round_publish_locked(j, &f);
         j->flushing = 0;
-        if (f.werr || (f.want_sync && f.serr)) {
-            pthread_mutex_unlock(&j->lock);
-            log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
-                    "read-only (no retry: the kernel may have dropped the "
-                    "pages, docs/DURABILITY.md)", j->path, j->broken_why);
-            pthread_mutex_lock(&j->lock);
-        }
+        journal_round_log_failure_locked(j, &f);
         if (f.stop)
             break;
     }

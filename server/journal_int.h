@@ -181,6 +181,11 @@ void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync);
 void journal_round_publish_locked(struct journal *j, struct flush_round *f);
 
+/* After publish: logs, once, that a failed write or sync of the round
+ * made the journal read-only. j->lock held, let go while logging. */
+void journal_round_log_failure_locked(struct journal *j,
+                                      const struct flush_round *f);
+
 /* Wakes the event loops' connections whose records are now durable, or
  * never will be; j->lock held (journal_wait.c). */
 void journal_notify_waiters_locked(struct journal *j);

@@ -118,13 +118,7 @@ static void lead_round_locked(struct journal *j)
      * (journal_wait_async) appended after this round took its buffer. */
     if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
-    if (f.werr || (f.want_sync && f.serr)) {
-        pthread_mutex_unlock(&j->lock);
-        log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
-                "read-only (no retry: the kernel may have dropped the "
-                "pages, docs/DURABILITY.md)", j->path, j->broken_why);
-        pthread_mutex_lock(&j->lock);
-    }
+    journal_round_log_failure_locked(j, &f);
 }
 
 /* Group commit without a hand-off: a session whose record is not durable
