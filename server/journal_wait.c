@@ -11,7 +11,6 @@
 #include "hist.h"
 #include "journal.h"
 #include "journal_int.h"
-#include "log.h"
 #include "timeutil.h"
 
 /* ---- an event loop's connections -------------------------------------- */
