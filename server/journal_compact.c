@@ -7,7 +7,8 @@
  * 2. A thread of its own writes the snapshot to PATH.compact, syncs it,
  *    then copies what the rewrite buffer gathered meanwhile; no lock held
  *    while it writes. Sessions go on; the old journal stays the journal.
- * 3. The switch, by the flusher (the one writer of j->fd): it takes the
+ * 3. The switch, a round only the flusher runs (rounds, one at a time under
+ *    j->flushing, are the only writers of j->fd): it takes the
  *    rewrite buffer's last records and holds new appends back, writes
  *    them, syncs the new file, renames it over PATH and syncs the
  *    directory. A few milliseconds, whatever the store's size.
@@ -365,7 +366,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     sw->renamed = 1;
     journal_crash_point(j, JCRASH_RENAMED);
     close(j->fd);
-    j->fd = sw->fd;                     /* only the flusher uses it */
+    j->fd = sw->fd;                     /* only the round under way uses it */
     if ((sw->err = sync_dir(j->path)))
         sw->what = "journal directory sync failed";
     sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
