@@ -25,8 +25,6 @@
 /* How long one connection may answer buffered requests before its
  * worker's other connections get their turn (memcached's -R, by time). */
 #define ECONN_SLICE_NS  (200 * 1000)
-#define ECONN_BATCH     31             /* requests after the first that one
-                                          store-lock hold may cover */
 
 static int econn_send(void *arg, const void *data, size_t len);
 static int econn_send_listing(void *arg, struct listing *l);
@@ -54,7 +52,7 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
         return NULL;
     }
     session_set_output_limit(c->conn.session, srv.opt.max_output);
-    session_set_batch(c->conn.session, ECONN_BATCH);
+    session_set_batch(c->conn.session, srv.opt.batch - 1);
     session_set_peer(c->conn.session, peer);
     c->w = w;
     outq_init(&c->q);

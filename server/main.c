@@ -280,9 +280,11 @@ static void log_started(void)
             srv.opt.race_window_us ? " (race window set)" : "");
     if (srv.opt.io_events)
         log_msg(LOG_LEVEL_INFO, "io events: %d worker threads, each with "
-                "an event loop", srv.opt.workers);
+                "an event loop; up to %d requests per store-lock hold",
+                srv.opt.workers, srv.opt.batch);
     else
-        log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection");
+        log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection; up "
+                "to %d requests per store-lock hold", srv.opt.batch);
     if (p->warning)
         log_msg(LOG_LEVEL_WARN, "%s", p->warning);
 }

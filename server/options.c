@@ -48,6 +48,10 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --io MODEL         threads (default: a thread per connection, the\n"
 "                         model the lessons are about) or events (worker\n"
 "                         threads with an event loop each, memcached's)\n"
+"      --batch N          one hold of the store lock covers up to N buffered\n"
+"                         ADD, DELETE, FIND and COUNT requests of a client\n"
+"                         (default 32 with --io events; 1 with --io threads,\n"
+"                         the unit the lessons measure)\n"
 "      --workers N        worker threads for --io events (default: the\n"
 "                         number of CPUs)\n"
 "      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
@@ -133,6 +137,7 @@ static size_t bytes(const char *opt, const char *s, unsigned long long min)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
+    OPT_BATCH,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
 };
 
@@ -147,6 +152,7 @@ static const struct option longopts[] = {
     { "unprotected",   no_argument,       NULL, OPT_UNPROTECTED },
     { "io",            required_argument, NULL, OPT_IO },
     { "workers",       required_argument, NULL, OPT_WORKERS },
+    { "batch",         required_argument, NULL, OPT_BATCH },
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
@@ -217,6 +223,9 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
                       "events)");
         opt->io_events = strcmp(optarg, "events") == 0;
         break;
+    case OPT_BATCH:
+        opt->batch = (int)number("--batch", optarg, 1, 1024);
+        break;
     case OPT_WORKERS:
         opt->workers = (int)number("--workers", optarg, 1, 256);
         break;
@@ -267,6 +276,8 @@ void options_parse(int argc, char **argv, struct options *opt,
                 prog, argv[optind], prog);
         exit(2);
     }
+    if (!opt->batch)
+        opt->batch = opt->io_events ? SSN_DEFAULT_BATCH_EVENTS : 1;
     if (opt->journal && policy->journal_refusal) {
         fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
         exit(2);

@@ -22,6 +22,7 @@
 #define SSN_DEFAULT_MAX_OUTPUT (64UL << 20) /* --max-output: a PRINT of 10^6
                                                people is about 51 MB */
 #define SSN_DEFAULT_MAX_OUTPUT_TEXT "64m"
+#define SSN_DEFAULT_BATCH_EVENTS 32  /* --batch with --io events */
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 #define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
                                        long at most before the close */
@@ -43,6 +44,7 @@ struct options {
     int unprotected;            /* listen beyond loopback with no password */
     int io_events;              /* --io events: the event-driven driver */
     int workers;                /* --workers for --io events */
+    int batch;                  /* --batch: requests per store-lock hold */
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */

@@ -45,6 +45,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "race_window_usec %ld\n"
         "io %s\n"
         "workers %d\n"
+        "batch %d\n"
         "max_clients %ld\n"
         "max_output %zu\n"
         "timeout %ld\n"
@@ -63,7 +64,8 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         atomic_load(&srv.commands_total) + own_commands,
         entries, srv.opt.race_window_us,
         srv.opt.io_events ? "events" : "threads",
-        srv.opt.io_events ? srv.opt.workers : 0, srv.opt.max_clients,
+        srv.opt.io_events ? srv.opt.workers : 0, srv.opt.batch,
+        srv.opt.max_clients,
         srv.opt.max_output, srv.opt.idle_timeout_s, srv.opt.write_timeout_s,
         atomic_load(&srv.clients_output_limited),
         atomic_load(&srv.clients_idle_timeout),

@@ -150,6 +150,7 @@ int threads_start(int fd, const char *peer)
         return -ENOMEM;
     }
     session_set_output_limit(c->session, srv.opt.max_output);
+    session_set_batch(c->session, srv.opt.batch - 1);
     session_set_peer(c->session, peer);
     set_timeouts(fd);
     conns_register(c);

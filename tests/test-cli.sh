@@ -68,6 +68,12 @@ bad_value "bench-log --bufsize 12" --bufsize 12 "$BIN/bench-log" --bufsize 12
 bad_value "bench-wakeup --threads abc" --threads abc "$BIN/bench-wakeup" --threads abc
 bad_value "bench-wakeup -w nope (the --variants short form)" --variants nope \
     "$BIN/bench-wakeup" -w nope
+bad_value "ssnserver --batch abc" --batch abc "$BIN/ssnserver-fine" --batch abc
+for v in 0 2000; do
+    run "$BIN/ssnserver-fine" --batch $v
+    expect_match "ssnserver --batch $v: exit 2, the range named" "$RC:$ERR" \
+        "^2:ssnserver-fine: --batch: '$v' is out of range \\(1 to 1024\\)"
+done
 run "$BIN/bench-hash" extra
 expect_eq "bench-hash with an operand: exit 2" "$RC" 2
 expect_match "bench-hash with an operand: names it" "$ERR" "^bench-hash: .*'extra'"

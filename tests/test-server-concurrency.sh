@@ -98,6 +98,32 @@ case_disjoint_clients() {
         "$(sed -n 3p "$out")" '^OK( |$)'
 }
 
+# Store-lock acquisitions for 20 COUNTs pipelined in one write (STATS
+# RESET before them, STATS after: both count one).
+pipelined_acquisitions() {
+    local out=$TEST_TMP/$MODE-batch.out req
+    req="STATS RESET\n$(printf 'COUNT\\n%.0s' {1..20})STATS\nQUIT\n"
+    converse_str "$SRV_PORT" "$req" "$out"
+    awk '$1 == "lock_acquisitions" { print $2 }' "$out"
+}
+
+# --batch: thread per connection keeps one hold per request by default
+# (the unit the lessons measure); with --batch 32 one hold covers a
+# pipelined run, and the 8 clients under the race window still get every
+# OK, the right COUNT and DIGEST.
+case_batch() {
+    local n
+    n=$(pipelined_acquisitions)
+    check "$MODE: by default each pipelined request takes the lock ($n for 20 + 2)" \
+        test "${n:-0}" -ge 21
+    stop_server "$SRV_PID"
+    start_server "$MODE" --race-window 50 --batch 32 || return
+    n=$(pipelined_acquisitions)
+    check "$MODE --batch 32: one hold covers the pipelined run ($n for 20 + 2)" \
+        test "${n:-99}" -le 3
+    case_disjoint_clients
+}
+
 # Fill BIG entries, then clients that ask for PRINT and vanish: at once,
 # after reading one line, and while another client is being served.
 case_vanishing_print() {
@@ -199,6 +225,8 @@ for MODE in "${MODES[@]}"; do
     # makes any operation left outside the lock show up as corruption.
     if start_server "$MODE" --race-window 50; then
         case_disjoint_clients
+        [[ $MODE == fine || $MODE == buffered ]] && [[ -z ${SSN_IO:-} ]] &&
+            case_batch
         stop_server "$SRV_PID"
         expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0
     fi
