@@ -110,7 +110,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
     if (j->buf[j->active].len || j->want_reserve || j->stopping ||
         j->rw_state == JRW_READY)
         return 1;
-    if (j->reserved_end != JOURNAL_NO_LIMIT && !j->reserve_error &&
+    if (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
         return 1;
     return j->fsync == JOURNAL_FSYNC_EVERYSEC &&
@@ -152,9 +152,8 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->hi = j->appended_seq;
     f->off = j->written_end;
     f->n = f->b->len;
-    f->do_reserve = j->reserved_end != JOURNAL_NO_LIMIT &&
-        (j->want_reserve || (!j->reserve_error &&
-         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end));
+    f->do_reserve = j->want_reserve || (!j->reserve_error &&
+        j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end);
     f->res_from = j->reserved_end;
     f->want_sync = !j->broken && (f->n || j->synced_seq < j->written_seq) &&
         (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping ||
@@ -216,10 +215,7 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
     }
     if (f->do_reserve) {
         j->reserve_tries++;
-        if (f->rerr == EOPNOTSUPP || f->rerr == ENOSYS) {
-            j->reserved_end = JOURNAL_NO_LIMIT;
-            j->reserve_error = 0;
-        } else if (f->rerr) {
+        if (f->rerr) {
             j->reserve_error = f->rerr;
         } else {
             j->reserved_end = f->res_from + JOURNAL_CHUNK;

@@ -388,9 +388,7 @@ void journal_switch_publish_locked(struct journal *j, struct jswitch *sw)
     }
     j->accepted_end = end + j->buf[j->active].len;
     j->written_end = end;
-    if (sw->rerr == EOPNOTSUPP || sw->rerr == ENOSYS) {
-        j->reserved_end = JOURNAL_NO_LIMIT;
-    } else if (sw->rerr) {
+    if (sw->rerr) {
         j->reserved_end = end;
         j->reserve_error = sw->rerr;
     } else {

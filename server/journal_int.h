@@ -22,8 +22,6 @@
 #define JOURNAL_COMPACT_MIN (64ULL << 20) /* the automatic compaction's
                                            default least size */
 #define JOURNAL_COMPACT_SUFFIX ".compact" /* the new file while it is built */
-#define JOURNAL_NO_LIMIT UINT64_MAX     /* reserved_end when the file
-                                           system cannot reserve */
 
 /* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
  * j->sleepers (guarded by j->lock) until the end of a round unlinks and

@@ -178,19 +178,15 @@ static int open_image(struct journal *j, const char *path,
 }
 
 /* Appending resumes at end: the first chunk of space reserved there. A
- * file system that cannot reserve, or a failure, is logged, not fatal. */
+ * failure (a full disk) is logged, not fatal: writes are refused until a
+ * later reservation succeeds. */
 static void reserve_first(struct journal *j, const char *path, long long end)
 {
     int rc;
 
     j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
     rc = journal_reserve_chunk(j->fd, j->reserved_end);
-    if (rc == EOPNOTSUPP || rc == ENOSYS) {
-        j->reserved_end = JOURNAL_NO_LIMIT;
-        log_msg(LOG_LEVEL_WARN, "journal %s: this file system cannot "
-                "reserve space ahead; a full disk will make the server "
-                "read-only instead of refusing writes", path);
-    } else if (rc) {
+    if (rc) {
         j->reserve_error = rc;
         log_msg(LOG_LEVEL_WARN, "journal %s: cannot reserve space: %s; "
                 "writes are refused until there is room", path, strerror(rc));
