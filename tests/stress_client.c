@@ -21,7 +21,8 @@
  *
  * Each prints one summary line of "name value" pairs on stdout for the
  * script to check, and exits 0 unless it could not run at all (2). Every
- * wait is bounded (BATCH_DEADLINE_MS, HOLD_DEADLINE_MS).
+ * wait is bounded (BATCH_DEADLINE_MS, HOLD_DEADLINE_MS). The hold job is
+ * stress_hold.c's; what both use, stress_client.h.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -32,27 +33,25 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
+#include "stress_client.h"
 
 #define BATCH               50      /* connections open at once (vanish) */
 #define BATCH_DEADLINE_MS   5000    /* one batch's clients all gone by then */
-#define HOLD_DEADLINE_MS    20000   /* hold: every reply in by then */
 #define STALL_RCVBUF        4096    /* stall: the smallest window we can ask */
 #define PV_RCVBUF           16384   /* print-vanish: a small window */
 #define PV_PRINTS           4       /* print-vanish: PRINTs each client sends */
-#define SSN_TEST            "123-45-6789"   /* the script's people() */
 
-static int port;
+int port;
 
-static long now_ms(void)
+long now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1000L + t.tv_nsec / 1000000L;
 }
 
-static void die(const char *what)
+void die(const char *what)
 {
     fprintf(stderr, "stress-client: %s: %s\n", what, strerror(errno));
     exit(2);
@@ -60,7 +59,7 @@ static void die(const char *what)
 
 /* A connected socket, or -1. rcvbuf > 0 is set before connecting, so the
  * window the client offers is small from the start. */
-static int dial(int rcvbuf)
+int dial(int rcvbuf)
 {
     struct sockaddr_in a = { .sin_family = AF_INET,
                              .sin_port = htons((uint16_t)port) };
@@ -78,7 +77,7 @@ static int dial(int rcvbuf)
     return fd;
 }
 
-static int send_str(int fd, const char *s)
+int send_str(int fd, const char *s)
 {
     size_t len = strlen(s);
 
@@ -96,7 +95,7 @@ static int send_str(int fd, const char *s)
 
 /* An abortive close: SO_LINGER with a zero timeout makes close() send a
  * reset and drop whatever is queued either way. */
-static void close_rst(int fd)
+void close_rst(int fd)
 {
     struct linger l = { .l_onoff = 1, .l_linger = 0 };
 
@@ -352,127 +351,6 @@ static void run_stall(int k, int secs)
      * unread data, which is a reset. Otherwise: SECS, then the same. */
     sleep((unsigned)secs);
     close_rst(fd);
-}
-
-/* ---- hold: N connections at once, each answered --------------------------- */
-
-static void raise_nofile(long need)
-{
-    struct rlimit r;
-
-    if (getrlimit(RLIMIT_NOFILE, &r) == 0 && r.rlim_cur < (rlim_t)need) {
-        r.rlim_cur = r.rlim_max == RLIM_INFINITY || r.rlim_max > (rlim_t)need
-                     ? (rlim_t)need : r.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &r);
-    }
-}
-
-/* STATS over a new connection: connections_current, or -1. */
-static long stats_current(void)
-{
-    char buf[8192];
-    size_t len = 0;
-    long v = -1;
-    int fd = dial(0);
-
-    if (fd < 0 || send_str(fd, "STATS\n"))
-        return -1;
-    struct pollfd p = { .fd = fd, .events = POLLIN };
-    long deadline = now_ms() + 5000;
-    while (len < sizeof(buf) - 1 && !strstr(buf, "\nEND\n") &&
-           poll(&p, 1, (int)(deadline - now_ms())) > 0) {
-        ssize_t r = recv(fd, buf + len, sizeof(buf) - 1 - len, 0);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        buf[len] = '\0';
-    }
-    buf[len] = '\0';
-    char *s = strstr(buf, "connections_current ");
-    if (s)
-        v = strtol(s + strlen("connections_current "), NULL, 10);
-    close(fd);
-    return v;
-}
-
-static void run_hold(long n, long people)
-{
-    int *fd = calloc((size_t)n, sizeof(*fd));
-    struct pollfd *pf = calloc((size_t)n, sizeof(*pf));
-    char (*got)[128] = calloc((size_t)n, sizeof(*got));
-    size_t *glen = calloc((size_t)n, sizeof(*glen));
-    long opened = 0, sent = 0, answered = 0, wrong = 0, current = -1;
-    char req[64], want[128];
-
-    if (!fd || !pf || !got || !glen)
-        die("calloc");
-    raise_nofile(n + 64);
-    for (long i = 0; i < n; i++) {
-        fd[i] = dial(0);
-        if (fd[i] < 0) {
-            fprintf(stderr, "stress-client: connection %ld: %s\n", i,
-                    strerror(errno));
-            break;
-        }
-        opened++;
-    }
-    /* Only once all are open: each request then meets all n connections. */
-    for (long i = 0; i < opened; i++) {
-        long p = i % people;
-        snprintf(req, sizeof(req), "FIND f%ld L%ld\n", p, p);
-        if (send_str(fd[i], req) == 0)
-            sent++;
-        pf[i].fd = fd[i];
-        pf[i].events = POLLIN;
-    }
-    long deadline = now_ms() + HOLD_DEADLINE_MS;
-    for (long pending = opened; pending > 0 && now_ms() < deadline;) {
-        if (poll(pf, (nfds_t)opened, (int)(deadline - now_ms())) < 0) {
-            if (errno == EINTR)
-                continue;
-            die("poll");
-        }
-        for (long i = 0; i < opened; i++) {
-            if (pf[i].fd < 0 || !pf[i].revents)
-                continue;
-            ssize_t r = recv(fd[i], got[i] + glen[i],
-                             sizeof(got[i]) - 1 - glen[i], MSG_DONTWAIT);
-            if (r > 0)
-                glen[i] += (size_t)r;
-            got[i][glen[i]] = '\0';
-            if (r < 0 && errno == EAGAIN)
-                continue;
-            if (r > 0 && !strchr(got[i], '\n') && glen[i] < sizeof(got[i]) - 1)
-                continue;
-            pf[i].fd = -1;              /* one line, EOF or an error */
-            pending--;
-            long p = i % people;
-            char name[64];
-            snprintf(name, sizeof(name), "L%ld, f%ld", p, p);
-            snprintf(want, sizeof(want), "%-30s -- %11s %4d\n", name,
-                     SSN_TEST, 30);
-            if (strcmp(got[i], want) == 0) {
-                answered++;
-            } else if (wrong++ < 3) {
-                fprintf(stderr, "stress-client: connection %ld got '%s'\n",
-                        i, got[i]);
-            }
-        }
-    }
-    current = stats_current();          /* all n still open */
-    for (long i = 0; i < opened; i++) { /* half go with a reset */
-        if (i % 2)
-            close_rst(fd[i]);
-        else
-            close(fd[i]);
-    }
-    printf("opened %ld sent %ld answered %ld wrong %ld "
-           "connections_current %ld\n", opened, sent, answered, wrong,
-           current);
-    free(fd);
-    free(pf);
-    free(got);
-    free(glen);
 }
 
 int main(int argc, char **argv)

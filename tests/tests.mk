@@ -20,10 +20,12 @@ CHECK_SCRIPTS += $(sort $(wildcard tests/test-*.sh))
 
 # stress-client: the misbehaving clients of test-server-events-stress.sh
 # (vanishing, resetting, never reading, thousands at once). A test helper,
-# never installed; it needs nothing but libc.
+# never installed; it takes PRINT's line from the common library.
 STRESS_CLIENT := $(BUILD)/tests/stress-client
 
-$(STRESS_CLIENT): $(BUILD)/tests/stress_client.o
-	$(CC) -o $@ $^ $(LDFLAGS_ALL)
+$(STRESS_CLIENT): $(BUILD)/tests/stress_client.o $(BUILD)/tests/stress_hold.o \
+                  $(LIBCOMMON)
+	$(CC) -o $@ $(filter-out $(LIBCOMMON),$^) $(LIBCOMMON) $(LDFLAGS_ALL) \
+	    $(PKG_LIBS)
 
 PROGRAMS += $(STRESS_CLIENT)
