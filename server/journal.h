@@ -139,8 +139,8 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
  * is not durable and no round is under way, leads one (a write and a
  * sync, blocking); when one is, returns at once, that round's end
  * starting the next. The held connections learn the outcome through
- * journal_wait_async's notify. Returns 0. */
-int journal_commit(struct journal *j, uint64_t seq);
+ * journal_wait_async's notify. */
+void journal_commit(struct journal *j, uint64_t seq);
 void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns

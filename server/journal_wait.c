@@ -154,10 +154,10 @@ int journal_wait(struct journal *j, uint64_t seq)
     return rc;
 }
 
-int journal_commit(struct journal *j, uint64_t seq)
+void journal_commit(struct journal *j, uint64_t seq)
 {
     if (atomic_load(&j->durable_seq) >= seq)
-        return 0;
+        return;
     pthread_mutex_lock(&j->lock);
     if (atomic_load(&j->durable_seq) < seq && !j->broken) {
         if (!j->flushing && j->rw_state != JRW_READY)
@@ -168,7 +168,6 @@ int journal_commit(struct journal *j, uint64_t seq)
          * flusher when held connections' records are left. */
     }
     pthread_mutex_unlock(&j->lock);
-    return 0;
 }
 
 void journal_set_wake(struct journal *j, enum journal_wake w)
