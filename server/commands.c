@@ -26,6 +26,7 @@ int cmd_store_enter(struct session *s, enum store_access how)
     if (s->batch_held)
         return 0;               /* kept from the request before */
     s->batch_left = s->batch_max;
+    s->batch_how = how;
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
@@ -39,6 +40,8 @@ void cmd_store_leave(struct session *s, enum store_access how)
     if (s->batch_ok && s->batch_left > 0 && lr_pending(&s->in)) {
         s->batch_left--;
         s->batch_held = 1;
+        if (how == STORE_WRITE)
+            s->batch_how = STORE_WRITE; /* the strongest it covered */
         return;
     }
     s->batch_held = 0;
@@ -50,7 +53,7 @@ void cmd_batch_end(struct session *s)
     if (!s->batch_held)
         return;
     s->batch_held = 0;
-    s->store->policy->op_leave(s->store, STORE_WRITE);
+    s->store->policy->op_leave(s->store, s->batch_how);
 }
 
 /* The requests one store-lock hold may cover: short, no I/O, no wait. */

@@ -81,6 +81,9 @@ struct session {
     int batch_left;             /* what this hold may still cover */
     int batch_ok;               /* the current request may keep the lock */
     int batch_held;             /* the lock is kept for the next request */
+    enum store_access batch_how;    /* the strongest access the kept hold
+                                       has covered (one lock serves both
+                                       today), for op_leave */
 };
 
 /* NULL when memory or a digest context cannot be had. */
