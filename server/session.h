@@ -23,6 +23,7 @@
 #include "linereader.h"
 #include "outbuf.h"
 #include "telnet.h"
+#include "store.h"
 
 struct journal_waiter;
 
