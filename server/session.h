@@ -27,9 +27,6 @@
 
 struct journal_waiter;
 
-struct store;
-struct store_waiter;
-
 #define SESSION_OUT_INITIAL     4096    /* reply buffer to start with */
 #define SESSION_OUT_HIGH_WATER  65536   /* send mid-batch beyond this */
 #define SESSION_OUT_SHRINK      (4 * SESSION_OUT_HIGH_WATER)
