@@ -5,7 +5,8 @@
  * freed by the session, outside it.
  *
  * The store lock is a FIFO lock made of a short-held mutex and one
- * condition per waiter (store.h says why). The tree is searched here and
+ * condition per waiter (store.h says why), or, with --unfair-lock, an
+ * unfair one made of the same parts. The tree is searched here and
  * then linked and recoloured (rbtree.h), so the race window of the lab sits
  * in this file, between the search and the relinking, not in the tree.
  */
@@ -23,6 +24,7 @@ int store_init(struct store *st, const struct lock_policy *policy)
     if (rc)
         return -rc;
     st->held = 0;
+    st->fair = 1;
     st->first = st->last = NULL;
     atomic_init(&st->owner, 0);
     st->stats.acquisitions = st->stats.contended = 0;
@@ -68,6 +70,15 @@ static void enqueue(struct store *st, struct store_waiter *w)
     st->last = w;
 }
 
+static void enqueue_front(struct store *st, struct store_waiter *w)
+{
+    w->granted = 0;
+    w->next = st->first;
+    st->first = w;
+    if (!st->last)
+        st->last = w;
+}
+
 static int wait_turn(struct store *st)
 {
     struct store_waiter w = { .notify = NULL };
@@ -80,6 +91,31 @@ static int wait_turn(struct store *st)
         rc = pthread_cond_wait(&w.wake, &st->handoff);
     pthread_cond_destroy(&w.wake);
     return -rc;     /* a failed wait leaves w queued: the lock is broken */
+}
+
+/* The unfair lock's wait: store_unlock frees the lock and wakes the first
+ * waiter, which takes it only if nobody took it first; a waiter that lost
+ * it goes back to the head of the queue, the next to be woken. A thread
+ * that releases the lock and asks again at once thus keeps it without a
+ * context switch, where the FIFO lock would switch to the waiter every
+ * time: the convoy docs/PERFORMANCE.md measures. handoff held. */
+static int wait_free(struct store *st)
+{
+    struct store_waiter w = { .notify = NULL };
+    int rc = pthread_cond_init(&w.wake, NULL);
+
+    if (rc)
+        return -rc;
+    enqueue(st, &w);
+    for (;;) {
+        while (!w.granted && rc == 0)
+            rc = pthread_cond_wait(&w.wake, &st->handoff);
+        if (rc || !st->held)
+            break;
+        enqueue_front(st, &w);
+    }
+    pthread_cond_destroy(&w.wake);
+    return -rc;
 }
 
 /* Counts one acquisition; the caller has just got the lock. Two clock
@@ -103,12 +139,12 @@ int store_lock(struct store *st)
 
     if (rc)
         return -rc;
-    if (st->held || st->first) {
+    if (st->held || (st->fair && st->first)) {
         contended = 1;
-        rc = wait_turn(st);             /* held stays 1: handed over */
-    } else {
-        st->held = 1;
+        rc = st->fair ? wait_turn(st)   /* held stays 1: handed over */
+                      : wait_free(st);
     }
+    st->held = 1;
     pthread_mutex_unlock(&st->handoff);
     if (rc)
         return rc;
@@ -131,15 +167,22 @@ int store_unlock(struct store *st)
         if (!st->first)
             st->last = NULL;
         w->granted = 1;
-        if (w->notify)
+        if (w->notify) {
             w->notify(w->arg);
-        else
+        } else {
+            st->held = st->fair;        /* unfair: free, whoever comes */
             rc = pthread_cond_signal(&w->wake);
+        }
     } else {
         st->held = 0;
     }
     pthread_mutex_unlock(&st->handoff);
     return -rc;
+}
+
+void store_set_fair(struct store *st, int fair)
+{
+    st->fair = fair != 0;
 }
 
 /* Only the holder ever writes its own id into owner, so a thread reads its
@@ -157,7 +200,7 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
 
     if (rc)
         return -rc;
-    if (st->held || st->first) {
+    if (st->held || (st->fair && st->first)) {
         w->asked = asked;
         enqueue(st, w);
         pthread_mutex_unlock(&st->handoff);

@@ -71,9 +71,13 @@ struct store {
      * the longest waiter, so a session that releases it and asks again
      * queues behind everyone already waiting (a plain mutex would let it
      * barge in again and starve them). handoff, a short-held mutex, guards
-     * only the lock's own state: held and the waiter queue. */
+     * only the lock's own state: held and the waiter queue. With
+     * store_set_fair(st, 0) it is an ordinary unfair lock instead: the
+     * first thread to find it free takes it (store.c says what that buys
+     * and costs). */
     pthread_mutex_t handoff;
     int held;                   /* protected by handoff */
+    int fair;                   /* 1 (FIFO) unless set before any session */
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0
                                    when none; written only by the holder */
@@ -131,10 +135,15 @@ int store_init(struct store *st, const struct lock_policy *policy);
 /* Frees every entry. Only when no session can touch the store. */
 void store_destroy(struct store *st);
 
-/* The store lock, for the lock policy's hooks: FIFO, not recursive. Each
- * returns 0 or -errno. */
+/* The store lock, for the lock policy's hooks: FIFO unless made unfair,
+ * not recursive. Each returns 0 or -errno. */
 int store_lock(struct store *st);
 int store_unlock(struct store *st);
+
+/* fair 0: a thread that finds the lock free takes it, ahead of threads
+ * blocked for it (event loops' waiters are still handed it in turn). Only
+ * before any session starts (--unfair-lock). */
+void store_set_fair(struct store *st, int fair);
 
 /* 1 when the calling thread holds the store lock. */
 int store_lock_owned(const struct store *st);

@@ -124,6 +124,22 @@ case_batch() {
     case_disjoint_clients
 }
 
+# --unfair-lock: the store lock goes to whoever finds it free, not in
+# arrival order; STATS says which, and the 8 clients under the race window
+# still get every OK, the right COUNT and DIGEST.
+case_unfair() {
+    local out=$TEST_TMP/$MODE-unfair.out
+    converse_str "$SRV_PORT" 'STATS\nQUIT\n' "$out"
+    expect_eq "$MODE: STATS says the lock is fair by default" \
+        "$(awk '$1 == "lock_fair" { print $2 }' "$out")" 1
+    stop_server "$SRV_PID"
+    start_server "$MODE" --race-window 50 --unfair-lock || return
+    converse_str "$SRV_PORT" 'STATS\nQUIT\n' "$out"
+    expect_eq "$MODE --unfair-lock: STATS says lock_fair 0" \
+        "$(awk '$1 == "lock_fair" { print $2 }' "$out")" 0
+    case_disjoint_clients
+}
+
 # Fill BIG entries, then clients that ask for PRINT and vanish: at once,
 # after reading one line, and while another client is being served.
 case_vanishing_print() {
@@ -227,6 +243,7 @@ for MODE in "${MODES[@]}"; do
         case_disjoint_clients
         [[ $MODE == fine || $MODE == buffered ]] && [[ -z ${SSN_IO:-} ]] &&
             case_batch
+        [[ $MODE == fine || $MODE == buffered ]] && case_unfair
         stop_server "$SRV_PID"
         expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0
     fi

@@ -12,15 +12,24 @@
  * snprintf, not a lookup: what is left is the cost of the system calls and
  * of the loopback itself, the limit no server on this machine can beat.
  *
- *   bench-echo [-p PORT] [-w WORKERS]     PORT 0 (the default) picks one;
+ *   bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads]
+ *                                         PORT 0 (the default) picks one;
  *                                         prints 'listening on ADDR:PORT'
  *
  * -w N runs N threads, each with its own epoll set and its own listening
  * socket on the same port (SO_REUSEPORT: the kernel spreads connections),
- * so the floor can be measured on one core or on both. SIGINT or SIGTERM
- * stop it. Not part of any server: tools/bench-compare uses it. */
+ * so the floor can be measured on one core or on both.
+ *
+ * -m threads is the floor of the other model instead, ssnserver's --io
+ * threads: a thread per connection, blocking read(2) and send(2), the same
+ * answers. What it pays on top of epoll's floor is the model's own cost,
+ * a wake-up and a context switch per read, that no lock or parser adds.
+ *
+ * SIGINT or SIGTERM stop it. Not part of any server: tools/bench-compare
+ * uses it. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -44,6 +53,7 @@ struct echo_conn {
     size_t in_len;
     char *out;
     size_t out_len, out_cap;
+    int fd;                     /* -m threads: the connection's own */
 };
 
 static struct echo_conn *conns[ECHO_MAX_CONN];
@@ -214,15 +224,104 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* -m threads: one connection's thread. Blocking reads; every request a
+ * read returned is answered, and the answers go in one send, as the epoll
+ * model does with a batch. */
+static void *conn_thread(void *arg)
+{
+    struct echo_conn *c = arg;
+    int fd = c->fd;
+
+    for (;;) {
+        ssize_t r = read(fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        c->in_len += (size_t)r;
+        size_t start = 0;
+        for (size_t i = 0; i < c->in_len; i++) {
+            if (c->in[i] != '\n')
+                continue;
+            size_t len = i - start;
+            if (len && c->in[start + len - 1] == '\r')
+                len--;
+            if (answer(c, c->in + start, len) < 0)
+                goto out;
+            start = i + 1;
+        }
+        if (start == 0 && c->in_len == sizeof(c->in))
+            break;
+        memmove(c->in, c->in + start, c->in_len - start);
+        c->in_len -= start;
+        size_t off = 0;
+        while (off < c->out_len) {
+            ssize_t w = send(fd, c->out + off, c->out_len - off, MSG_NOSIGNAL);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                goto out;
+            off += (size_t)w;
+        }
+        c->out_len = 0;
+    }
+out:
+    close(fd);
+    free(c->out);
+    free(c);
+    return NULL;
+}
+
+/* -m threads: the main thread accepts (blocking) on lfd and starts a
+ * detached thread for each connection, until a signal stops it. */
+static int serve_threads(int lfd)
+{
+    pthread_attr_t attr;
+    int fl = fcntl(lfd, F_GETFL);
+
+    fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    printf("listening on 127.0.0.1:%d\n", listen_port);
+    fflush(stdout);
+    while (!stopping) {
+        int one = 1, fd = accept(lfd, NULL, NULL);
+        if (fd < 0)
+            continue;           /* EINTR from the stopping signal, or a
+                                   connection gone before it was taken */
+        struct echo_conn *c = calloc(1, sizeof(*c));
+        pthread_t th;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        if (c)
+            c->fd = fd;
+        if (!c || pthread_create(&th, &attr, conn_thread, c)) {
+            free(c);
+            close(fd);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int port = 0, workers = 1, opt;
-    while ((opt = getopt(argc, argv, "p:w:h")) != -1) {
+    int port = 0, workers = 1, threads = 0, opt;
+    while ((opt = getopt(argc, argv, "p:w:m:h")) != -1) {
         switch (opt) {
         case 'p': port = atoi(optarg); break;
         case 'w': workers = atoi(optarg); break;
+        case 'm':
+            if (strcmp(optarg, "threads") == 0)
+                threads = 1;
+            else if (strcmp(optarg, "epoll") != 0) {
+                fprintf(stderr, "bench-echo: -m %s: not epoll or threads\n",
+                        optarg);
+                return 2;
+            }
+            break;
         default:
-            fprintf(stderr, "usage: bench-echo [-p PORT] [-w WORKERS]\n");
+            fprintf(stderr, "usage: bench-echo [-p PORT] [-w WORKERS] "
+                    "[-m epoll|threads]\n");
             return opt == 'h' ? 0 : 2;
         }
     }
@@ -246,6 +345,8 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    if (threads)
+        return serve_threads(probe);
 
     pthread_t th[ECHO_MAX_WORKERS];
     for (int i = 0; i < workers; i++)

@@ -1,0 +1,215 @@
+/* check_store_lock.c -- unit tests for the store lock itself (store.c):
+ * mutual exclusion, fair and unfair; the fair lock's hand-over in arrival
+ * order, to the waiters before a holder that asks again at once; the
+ * unfair lock's waiter that is always woken in the end (no lost wake-up),
+ * and its event-loop waiters, still handed the lock in turn. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include "suites.h"
+#include "../common/timeutil.h"
+#include "../server/lockmode.h"
+#include "../server/store.h"
+
+static struct store st;
+
+static void setup(void)
+{
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+}
+
+static void teardown(void)
+{
+    store_destroy(&st);
+}
+
+/* Threads queued for the lock now (a test's look inside store.c). */
+static int queued(void)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&st.handoff);
+    for (struct store_waiter *w = st.first; w; w = w->next)
+        n++;
+    pthread_mutex_unlock(&st.handoff);
+    return n;
+}
+
+static void wait_queued(int n)
+{
+    for (int i = 0; i < 5000 && queued() < n; i++)
+        time_sleep_ns(TIME_NS_PER_MS);
+    ck_assert_int_eq(queued(), n);
+}
+
+/* ---- mutual exclusion -------------------------------------------------- */
+
+#define RACERS 4
+#define ROUNDS 20000
+
+static long counter;                    /* protected by the store lock */
+
+static void *race(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        store_lock(&st);
+        long v = counter;               /* a torn update shows as a loss */
+        if (i % 64 == 0)
+            sched_yield();
+        counter = v + 1;
+        store_unlock(&st);
+    }
+    return NULL;
+}
+
+START_TEST(test_store_lock_excludes)
+{
+    pthread_t t[RACERS];
+
+    store_set_fair(&st, _i);
+    counter = 0;
+    for (int i = 0; i < RACERS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, race, NULL), 0);
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(t[i], NULL);
+    ck_assert_int_eq(counter, (long)RACERS * ROUNDS);
+    ck_assert_int_eq(st.held, 0);
+    ck_assert_ptr_null(st.first);
+}
+END_TEST
+
+/* ---- the fair lock's order --------------------------------------------- */
+
+static atomic_int turn;                 /* the order acquisitions happened */
+
+struct taker {
+    pthread_t tid;
+    int got;                            /* its place in that order */
+};
+
+static void *take_once(void *arg)
+{
+    struct taker *t = arg;
+
+    store_lock(&st);
+    t->got = atomic_fetch_add(&turn, 1);
+    store_unlock(&st);
+    return NULL;
+}
+
+START_TEST(test_store_lock_fair_hands_over_in_arrival_order)
+{
+    struct taker t[3];
+
+    atomic_store(&turn, 0);
+    ck_assert_int_eq(store_lock(&st), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(pthread_create(&t[i].tid, NULL, take_once, &t[i]), 0);
+        wait_queued(i + 1);             /* queued before the next starts */
+    }
+    store_unlock(&st);
+    /* Asking again at once: the holder queues behind all three. */
+    ck_assert_int_eq(store_lock(&st), 0);
+    int mine = atomic_fetch_add(&turn, 1);
+    store_unlock(&st);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(t[i].tid, NULL);
+        ck_assert_int_eq(t[i].got, i);
+    }
+    ck_assert_int_eq(mine, 3);
+}
+END_TEST
+
+/* ---- the unfair lock --------------------------------------------------- */
+
+static atomic_int stop_barging;
+
+static void *barge(void *arg)
+{
+    atomic_long *rounds = arg;
+
+    while (!atomic_load(&stop_barging)) {
+        store_lock(&st);
+        atomic_fetch_add(rounds, 1);
+        store_unlock(&st);
+    }
+    return NULL;
+}
+
+/* A waiter that loses the lock to a barging thread again and again is
+ * still woken at every release, and takes it once the barging stops. */
+START_TEST(test_store_lock_unfair_waiter_gets_it)
+{
+    struct taker t = { .got = -1 };
+    pthread_t b;
+    atomic_long rounds = 0;
+
+    store_set_fair(&st, 0);
+    atomic_store(&turn, 0);
+    atomic_store(&stop_barging, 0);
+    ck_assert_int_eq(store_lock(&st), 0);
+    ck_assert_int_eq(pthread_create(&t.tid, NULL, take_once, &t), 0);
+    wait_queued(1);
+    ck_assert_int_eq(pthread_create(&b, NULL, barge, &rounds), 0);
+    store_unlock(&st);
+    while (atomic_load(&rounds) < 10000)
+        sched_yield();
+    atomic_store(&stop_barging, 1);
+    pthread_join(b, NULL);
+    pthread_join(t.tid, NULL);          /* hangs on a lost wake-up */
+    ck_assert_int_eq(t.got, 0);
+    ck_assert_int_eq(st.held, 0);
+    ck_assert_ptr_null(st.first);
+    struct store_lock_figures f;
+    store_lock(&st);
+    store_lock_figures_locked(&st, &f);
+    store_unlock(&st);
+    ck_assert_uint_ge(f.contended, 1);  /* the waiter's wait, counted */
+}
+END_TEST
+
+static atomic_int notified;
+
+static void note_handed(void *arg)
+{
+    (void)arg;
+    atomic_store(&notified, 1);
+}
+
+/* An event loop's waiter cannot retry: unfair or not, it is handed the
+ * lock when it is first in the queue. */
+START_TEST(test_store_lock_unfair_hands_to_event_waiter)
+{
+    struct store_waiter w = { .notify = note_handed };
+
+    store_set_fair(&st, 0);
+    atomic_store(&notified, 0);
+    ck_assert_int_eq(store_lock(&st), 0);
+    ck_assert_int_eq(store_lock_nowait(&st, &w), -EAGAIN);
+    store_unlock(&st);
+    ck_assert_int_eq(atomic_load(&notified), 1);
+    ck_assert_int_eq(st.held, 1);       /* it is w's now */
+    store_lock_adopt(&st, &w);
+    ck_assert_int_eq(store_lock_owned(&st), 1);
+    store_unlock(&st);
+    ck_assert_int_eq(st.held, 0);
+}
+END_TEST
+
+static Suite *store_lock_suite(void)
+{
+    Suite *s = suite_create("store_lock");
+    TCase *tc = tcase_create("lock");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 30);
+    tcase_add_loop_test(tc, test_store_lock_excludes, 0, 2);
+    tcase_add_test(tc, test_store_lock_fair_hands_over_in_arrival_order);
+    tcase_add_test(tc, test_store_lock_unfair_waiter_gets_it);
+    tcase_add_test(tc, test_store_lock_unfair_hands_to_event_waiter);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+SUITE_REGISTER(store_lock_suite)
