@@ -61,12 +61,25 @@ enum jcrash {
     JCRASH_SWITCHED,            /* the new file is the journal */
 };
 
+/* A test seam (SSN_TEST_JOURNAL_FAIL, journal_open.c): which I/O of the
+ * rounds fails with EIO, from its fail_at-th on. */
+enum jfail {
+    JFAIL_NONE,
+    JFAIL_WRITE,                /* the pwrite of a round's records */
+    JFAIL_SYNC,                 /* the sync of a round's records */
+};
+
 struct journal {
     int fd;
     char *path;
     enum journal_fsync fsync;
     struct store *store;
     pthread_t flusher;
+    enum jfail fail_op;         /* set at open, then only read */
+    uint64_t fail_at;
+    uint64_t fail_seen;         /* fail_op's calls so far: counted with no
+                                   lock, by the one round under way
+                                   (j->flushing), like the I/O itself */
 
     pthread_mutex_t lock;       /* guards everything below */
     pthread_cond_t work;        /* wakes the flusher */

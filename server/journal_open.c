@@ -1,8 +1,9 @@
 /* journal_open.c -- opening the journal, replaying it into the store and
  * recovering from a torn or damaged tail, then starting the flusher
- * (journal.c); and closing it. The state is journal_int.h's struct
- * journal; nothing here runs while the flusher does but journal_close,
- * which stops it under j->lock before touching the file.
+ * (journal.c); and closing it. The test seams (SSN_TEST_COMPACT_CRASH,
+ * SSN_TEST_JOURNAL_FAIL) are read here, once, at open. The state is
+ * journal_int.h's struct journal; nothing here runs while the flusher does
+ * but journal_close, which stops it under j->lock before touching the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -142,6 +143,47 @@ static enum jcrash crash_point_from_env(void)
     return JCRASH_NONE;
 }
 
+/* SSN_TEST_JOURNAL_FAIL, a test seam for tests/test-journal-faults.sh:
+ * "sync:N" or "write:N" (N decimal, from 1, no sign or leading zero) makes
+ * the N-th sync (or write) of a round's records fail with EIO, as a
+ * failing disk would, and every one after it (journal.c's fail_now; the
+ * journal, read-only by then, does no more). A sync that fails this way
+ * follows a real write, so its records still reach the file; a write that
+ * fails writes nothing. Anything else is logged and ignored, so that a
+ * typo is not taken for a test that passed. */
+static void fail_point_from_env(struct journal *j)
+{
+    static const char *const ops[] = {
+        [JFAIL_WRITE] = "write", [JFAIL_SYNC] = "sync",
+    };
+    const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
+
+    if (!v)
+        return;
+    for (int op = JFAIL_WRITE; op <= JFAIL_SYNC; op++) {
+        size_t n = strlen(ops[op]);
+        if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
+            continue;
+        const char *d = v + n + 1;
+        char *end;
+        if (*d < '1' || *d > '9')
+            break;
+        errno = 0;
+        unsigned long long at = strtoull(d, &end, 10);
+        if (errno || *end)
+            break;
+        j->fail_op = (enum jfail)op;
+        j->fail_at = at;
+        log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_FAIL"
+                "=%s: the %ss of records fail with EIO from number %llu "
+                "on", j->path, v, ops[op], at);
+        return;
+    }
+    log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
+            "ignored: the test seam takes sync:N or write:N, N from 1",
+            j->path, v);
+}
+
 /* Opens (or creates) path as j's file and reads it whole into *img (the
  * caller's to free), a new file given its header first. Returns 0, or -1
  * after writing why into err. */
@@ -244,6 +286,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
     j->crash_at = crash_point_from_env();
+    fail_point_from_env(j);
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
     if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {

@@ -30,10 +30,6 @@ load_churn() {
     converse "$1" "$TEST_TMP/churn.req" "$TEST_TMP/churn.out" 20
 }
 
-stat_field() {  # PORT NAME: one STATS figure
-    ask "$1" 'STATS\n' | awk -v k="$2" '$1 == k { print $2 }'
-}
-
 case_no_journal() {
     start_server fine || return
     expect_eq "COMPACT without a journal: an error that says how" \

@@ -1,5 +1,5 @@
 # tests/lib/journal.sh -- what the journal's suites share (sourced after
-# tests/lib/common.sh): ask, restart, the kill -9 cycles under pipelined
+# tests/lib/common.sh): ask, stat_field, restart, the kill -9 cycles under pipelined
 # load that check no acknowledged mutation is lost, and a small tmpfs for
 # the disk-full cases. The caller
 # sets J, the journal's path.
@@ -10,6 +10,11 @@ ask() {
     local out=$TEST_TMP/ask.out
     converse_str "$1" "$2QUIT\n" "$out" 10
     sed '$ { /^Bye$/d }' "$out"
+}
+
+# stat_field PORT NAME: one STATS figure.
+stat_field() {
+    ask "$1" 'STATS\n' | awk -v k="$2" '$1 == k { print $2 }'
 }
 
 # restart MODE ARGS...: stops the running server (TERM) and starts again.
