@@ -71,9 +71,15 @@ struct store {
      * the longest waiter, so a session that releases it and asks again
      * queues behind everyone already waiting (a plain mutex would let it
      * barge in again and starve them). handoff, a short-held mutex, guards
-     * only the lock's own state: held and the waiter queue. */
+     * only the lock's own state: held and the waiter queue. held stays 1
+     * while anyone is queued (store_unlock hands over without clearing
+     * it), so held == 0 means free with nobody waiting. */
     pthread_mutex_t handoff;
-    int held;                   /* protected by handoff */
+    atomic_int held;            /* written under handoff; store_lock's
+                                   spin also reads it without handoff, as
+                                   a hint it re-checks under handoff */
+    atomic_uint queued;         /* waiters in the queue: written under
+                                   handoff, read by the spin like held */
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0
                                    when none; written only by the holder */
