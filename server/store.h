@@ -71,12 +71,18 @@ struct store {
      * the longest waiter, so a session that releases it and asks again
      * queues behind everyone already waiting (a plain mutex would let it
      * barge in again and starve them). handoff, a short-held mutex, guards
-     * only the lock's own state: held and the waiter queue. With
-     * store_set_fair(st, 0) it is an ordinary unfair lock instead: the
-     * first thread to find it free takes it (store.c says what that buys
-     * and costs). */
+     * only the lock's own state: held and the waiter queue. held stays 1
+     * while anyone is queued (store_unlock hands over without clearing
+     * it), so held == 0 means free with nobody waiting. With
+     * store_set_fair(st, 0) it is an unfair lock instead: the first thread
+     * to find it free takes it, and held may be 0 with threads queued
+     * (store.c says what that buys and costs). */
     pthread_mutex_t handoff;
-    int held;                   /* protected by handoff */
+    atomic_int held;            /* written under handoff; store_lock's
+                                   spin also reads it without handoff, as
+                                   a hint it re-checks under handoff */
+    atomic_uint queued;         /* waiters in the queue: written under
+                                   handoff, read by the spin like held */
     int fair;                   /* 1 (FIFO) unless set before any session */
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0

@@ -76,6 +76,7 @@ START_TEST(test_store_lock_excludes)
     ck_assert_int_eq(counter, (long)RACERS * ROUNDS);
     ck_assert_int_eq(st.held, 0);
     ck_assert_ptr_null(st.first);
+    ck_assert_uint_eq(st.queued, 0);
 }
 END_TEST
 
@@ -161,6 +162,7 @@ START_TEST(test_store_lock_unfair_waiter_gets_it)
     ck_assert_int_eq(t.got, 0);
     ck_assert_int_eq(st.held, 0);
     ck_assert_ptr_null(st.first);
+    ck_assert_uint_eq(st.queued, 0);
     struct store_lock_figures f;
     store_lock(&st);
     store_lock_figures_locked(&st, &f);
