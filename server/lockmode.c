@@ -100,6 +100,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
         .journal_refusal = "nolock mode cannot keep a journal: no lock "
                            "orders the mutations, so the records could not "
                            "be in the order the tree changed",
+        .racy = 1,
     },
     [LOCK_MODE_COARSE] = {
         .name = "coarse", .number = 3,

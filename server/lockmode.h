@@ -77,6 +77,11 @@ struct lock_policy {
      * line), or NULL when it can: a journal's records must be in the order
      * the tree changed, which only a lock (or one session) gives. */
     const char *journal_refusal;
+
+    /* 1 when sessions share the store with no lock at all (nolock): the
+     * store then keeps no hash index beside its tree (store_index.h), so
+     * that the races stay the tree's, the ones the lab teaches. */
+    int racy;
 };
 
 enum lock_mode {

@@ -1,8 +1,9 @@
-/* store.c -- people kept in a red-black tree keyed by (last, first), and the
- * lock that guards them (store.h). The policy (lockmode.c) decides when the
- * lock is taken; every _locked function asserts it is held as the policy
- * requires. Nothing here allocates under the lock: entries are made and
- * freed by the session, outside it.
+/* store.c -- people kept in a red-black tree keyed by (last, first), with
+ * a hash index by name beside it (store_index.h), and the lock that guards
+ * them (store.h). The policy (lockmode.c) decides when the lock is taken;
+ * every _locked function asserts it is held as the policy requires.
+ * Entries are made and freed by the session, outside the lock; the only
+ * allocation under it is the index's growth, a doubling now and then.
  *
  * The store lock is a FIFO lock made of a short-held mutex and one
  * condition per waiter (store.h says why), or, with --unfair-lock, an
@@ -13,6 +14,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <string.h>
 #include "journal.h"
 #include "listing.h"
 #include "lockmode.h"
@@ -34,6 +36,9 @@ int store_init(struct store *st, const struct lock_policy *policy)
     hist_init(&st->stats.hold);
     st->policy = policy;
     rb_init(&st->tree);
+    memset(&st->index, 0, sizeof(st->index));  /* off */
+    if (!policy->racy)
+        sindex_init(&st->index);
     st->version = 0;
     atomic_init(&st->entries, 0);
     st->digest_valid = 0;
@@ -54,6 +59,7 @@ void store_destroy(struct store *st)
         entry_free(RB_ENTRY(n, struct entry, node));
         n = next;
     }
+    sindex_destroy(&st->index);
     listing_put(st->listing);
     st->listing = NULL;
     pthread_mutex_destroy(&st->handoff);
@@ -356,7 +362,14 @@ static int add_locked(struct store *st, struct entry *e)
 {
     struct entry_key key = { .last = entry_last(e), .first = entry_first(e) };
     struct rb_node *parent = rb_last(&st->tree), **link;
+    uint64_t h = 0;
 
+    /* Someone of that name already: the index says so without a walk. */
+    if (sindex_on(&st->index)) {
+        h = sindex_hash(key.last, key.first);
+        if (sindex_find(&st->index, &key, h))
+            return -EEXIST;
+    }
     /* A key after the last one (a compacted journal's replay adds them all
      * in order) goes right of it: one comparison instead of a search. */
     if (parent && entry_key_cmp(&key, parent) > 0)
@@ -366,18 +379,33 @@ static int add_locked(struct store *st, struct entry *e)
     race_window(st);
     rb_link_node(&e->node, parent, link);
     rb_insert_color(&st->tree, &e->node);
+    sindex_insert(&st->index, e, h);
     return 0;
+}
+
+/* The entry named key: by the index when it is on, else by the tree. */
+static struct entry *lookup(const struct store *st,
+                            const struct entry_key *key, uint64_t *h)
+{
+    if (sindex_on(&st->index)) {
+        *h = sindex_hash(key->last, key->first);
+        return sindex_find(&st->index, key, *h);
+    }
+    struct rb_node *n = rb_find(&st->tree, key, entry_key_cmp);
+    return n ? RB_ENTRY(n, struct entry, node) : NULL;
 }
 
 static int delete_locked(struct store *st, struct store_mutation *m)
 {
-    struct rb_node *n = rb_find(&st->tree, &m->key, entry_key_cmp);
+    uint64_t h = 0;
+    struct entry *e = lookup(st, &m->key, &h);
 
-    if (!n)
+    if (!e)
         return -ENOENT;
     race_window(st);
-    rb_erase(&st->tree, n);
-    m->removed = RB_ENTRY(n, struct entry, node);
+    rb_erase(&st->tree, &e->node);
+    sindex_remove(&st->index, e, h);
+    m->removed = e;
     return 0;
 }
 
@@ -412,9 +440,10 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
 const struct entry *store_find_locked(const struct store *st,
                                       const struct entry_key *key)
 {
+    uint64_t h;
+
     STORE_ASSERT_HELD(st);
-    struct rb_node *n = rb_find(&st->tree, key, entry_key_cmp);
-    return n ? RB_ENTRY(n, struct entry, node) : NULL;
+    return lookup(st, key, &h);
 }
 
 size_t store_count_locked(const struct store *st)
@@ -423,10 +452,28 @@ size_t store_count_locked(const struct store *st)
     return st->tree.count;
 }
 
+/* The index holds exactly the tree's entries: as many, and each found by
+ * its name. */
+static const char *index_check(const struct store *st)
+{
+    if (!sindex_on(&st->index))
+        return NULL;
+    if (st->index.count != st->tree.count)
+        return "the name index does not count as many people as the tree";
+    for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
+        struct entry *e = RB_ENTRY(n, struct entry, node);
+        struct entry_key k = { .last = entry_last(e), .first = entry_first(e) };
+        if (sindex_find(&st->index, &k, sindex_hash(k.last, k.first)) != e)
+            return "a person in the tree is missing from the name index";
+    }
+    return NULL;
+}
+
 const char *store_check_locked(const struct store *st)
 {
     STORE_ASSERT_HELD(st);
-    return rb_check(&st->tree, entry_cmp);
+    const char *why = rb_check(&st->tree, entry_cmp);
+    return why ? why : index_check(st);
 }
 
 int store_foreach_locked(const struct store *st,

@@ -22,6 +22,7 @@
 #include "entry.h"
 #include "hist.h"
 #include "rbtree.h"
+#include "store_index.h"
 
 struct journal;
 struct listing;
@@ -91,6 +92,9 @@ struct store {
     const struct lock_policy *policy;   /* set once by store_init */
 
     struct rb_tree tree;        /* protected by the store lock */
+    struct store_index index;   /* the tree's people by name, for FIND,
+                                   DELETE and ADD's duplicate check; off in
+                                   nolock; protected by the store lock */
     unsigned long version;      /* changes with every applied mutation;
                                    protected by the store lock */
     atomic_size_t entries;      /* tree.count, copied under the lock after

@@ -1,0 +1,224 @@
+/* store_index.c -- the hash index of the store's people by name
+ * (store_index.h): open addressing, linear probing, one word per slot
+ * (address and hash tag), removal by backward shift (Knuth's Algorithm R
+ * for linear probing), growth by doubling, drained incrementally. Runs
+ * under the store lock.
+ *
+ * The drain moves whole probe runs (clusters: slots between two empty
+ * ones). It starts at an empty slot of the old table and never stops
+ * inside a run, so every run left in the old table is whole and its
+ * lookups and backward shifts work as before; nothing is inserted there.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "store_index.h"
+
+#define SINDEX_FIRST_SLOTS 1024
+#define SINDEX_DRAIN_STEP  8    /* entries moved per insert or removal, at
+                                   least (a run is never cut) */
+#define ADDR_BITS 48
+#define ADDR_MASK ((UINT64_C(1) << ADDR_BITS) - 1)
+
+static uint64_t tag_of(uint64_t h)
+{
+    return h & ~ADDR_MASK;
+}
+
+static struct entry *entry_of(uint64_t slot)
+{
+    return (struct entry *)(uintptr_t)(slot & ADDR_MASK);
+}
+
+/* FNV-1a, 64 bits, over "last\0first": short names, no setup cost. The
+ * final mix spreads the low bits, which choose the slot. */
+uint64_t sindex_hash(const char *last, const char *first)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+
+    for (const unsigned char *p = (const unsigned char *)last; *p; p++)
+        h = (h ^ *p) * UINT64_C(1099511628211);
+    h = (h ^ 0xff) * UINT64_C(1099511628211);
+    for (const unsigned char *p = (const unsigned char *)first; *p; p++)
+        h = (h ^ *p) * UINT64_C(1099511628211);
+    h ^= h >> 29;
+    h *= UINT64_C(0xbf58476d1ce4e5b9);
+    return h ^ (h >> 32);
+}
+
+static uint64_t entry_hash(const struct entry *e)
+{
+    return sindex_hash(entry_last(e), entry_first(e));
+}
+
+/* ---- one table ----------------------------------------------------------- */
+
+static int table_new(struct sindex_table *t, size_t n)
+{
+    t->slots = calloc(n, sizeof(*t->slots));
+    t->mask = t->slots ? n - 1 : 0;
+    t->count = 0;
+    return t->slots ? 0 : -1;
+}
+
+static void table_free(struct sindex_table *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->mask = t->count = 0;
+}
+
+static struct entry *table_find(const struct sindex_table *t,
+                                const struct entry_key *key, uint64_t h)
+{
+    uint64_t tag = tag_of(h), s;
+
+    for (size_t i = h & t->mask; (s = t->slots[i]); i = (i + 1) & t->mask) {
+        if (tag_of(s) != tag)
+            continue;
+        struct entry *e = entry_of(s);
+        if (strcmp(entry_last(e), key->last) == 0 &&
+            strcmp(entry_first(e), key->first) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+static void table_place(struct sindex_table *t, uint64_t slot, uint64_t h)
+{
+    size_t i = h & t->mask;
+
+    while (t->slots[i])
+        i = (i + 1) & t->mask;
+    t->slots[i] = slot;
+    t->count++;
+}
+
+/* Removes e (hash h); 0, or -1 when this table does not hold it. An entry
+ * further along the run moves into the hole unless its home slot lies
+ * cyclically in (hole, its place]. */
+static int table_remove(struct sindex_table *t, const struct entry *e,
+                        uint64_t h)
+{
+    size_t i = h & t->mask, j, home;
+
+    for (; entry_of(t->slots[i]) != e; i = (i + 1) & t->mask)
+        if (!t->slots[i])
+            return -1;
+    t->slots[i] = 0;
+    t->count--;
+    for (j = i;;) {
+        j = (j + 1) & t->mask;
+        if (!t->slots[j])
+            break;
+        home = entry_hash(entry_of(t->slots[j])) & t->mask;
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+            continue;
+        t->slots[i] = t->slots[j];
+        t->slots[j] = 0;
+        i = j;
+    }
+    return 0;
+}
+
+/* ---- the index ------------------------------------------------------------ */
+
+static void turn_off(struct store_index *ix)
+{
+    table_free(&ix->now);
+    table_free(&ix->old);
+    ix->scan = ix->scan_left = ix->count = 0;
+}
+
+void sindex_init(struct store_index *ix)
+{
+    ix->old.slots = NULL;
+    ix->old.mask = ix->old.count = 0;
+    ix->scan = ix->scan_left = ix->count = 0;
+    table_new(&ix->now, SINDEX_FIRST_SLOTS);
+}
+
+void sindex_destroy(struct store_index *ix)
+{
+    turn_off(ix);
+}
+
+struct entry *sindex_find(const struct store_index *ix,
+                          const struct entry_key *key, uint64_t h)
+{
+    struct entry *e = table_find(&ix->now, key, h);
+
+    if (!e && ix->old.slots)
+        e = table_find(&ix->old, key, h);
+    return e;
+}
+
+/* Moves at least step entries (whole runs) from the old table to the new
+ * one; frees the old table once it is drained. */
+static void drain(struct store_index *ix, size_t step)
+{
+    struct sindex_table *o = &ix->old;
+    size_t moved = 0;
+
+    while (o->slots && moved < step && ix->scan_left) {
+        while (o->slots[ix->scan]) {            /* a whole run */
+            uint64_t s = o->slots[ix->scan];
+            table_place(&ix->now, s, entry_hash(entry_of(s)));
+            o->slots[ix->scan] = 0;
+            o->count--;
+            moved++;
+            ix->scan = (ix->scan + 1) & o->mask;
+            ix->scan_left--;
+        }
+        if (ix->scan_left) {                    /* the empty slot after it */
+            ix->scan = (ix->scan + 1) & o->mask;
+            ix->scan_left--;
+        }
+    }
+    if (o->slots && (!ix->scan_left || !o->count))
+        table_free(o);
+}
+
+/* Twice the slots: the full table becomes the old one, drained from an
+ * empty slot on. Returns 0, or -1 when there is no memory for it. */
+static int grow(struct store_index *ix)
+{
+    struct sindex_table t;
+
+    drain(ix, (size_t)-1);              /* the last growth's, if any left */
+    if (table_new(&t, (ix->now.mask + 1) * 2))
+        return -1;
+    ix->old = ix->now;
+    ix->now = t;
+    for (ix->scan = 0; ix->old.slots[ix->scan]; ix->scan++)
+        ;                               /* below 3/4 full: one is empty */
+    ix->scan_left = ix->old.mask + 1;
+    return 0;
+}
+
+void sindex_insert(struct store_index *ix, struct entry *e, uint64_t h)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)e;
+
+    if (!sindex_on(ix))
+        return;
+    drain(ix, SINDEX_DRAIN_STEP);
+    /* At most three quarters full; an address beyond 48 bits cannot be
+     * packed with its tag. Either way the tree still finds everyone. */
+    if (addr & ~ADDR_MASK ||
+        ((ix->count + 1) * 4 > (ix->now.mask + 1) * 3 && grow(ix))) {
+        turn_off(ix);
+        return;
+    }
+    table_place(&ix->now, tag_of(h) | addr, h);
+    ix->count++;
+}
+
+void sindex_remove(struct store_index *ix, const struct entry *e, uint64_t h)
+{
+    if (!sindex_on(ix))
+        return;
+    drain(ix, SINDEX_DRAIN_STEP);
+    if (table_remove(&ix->now, e, h) == 0 ||
+        (ix->old.slots && table_remove(&ix->old, e, h) == 0))
+        ix->count--;
+}
