@@ -111,6 +111,29 @@ static int answer(struct echo_conn *c, const char *line, size_t len)
     return 0;
 }
 
+/* Answers every whole line in c->in, keeps the partial one. Returns -1
+ * when out of memory or when a line is longer than the buffer. */
+static int answer_lines(struct echo_conn *c)
+{
+    size_t start = 0;
+
+    for (size_t i = 0; i < c->in_len; i++) {
+        if (c->in[i] != '\n')
+            continue;
+        size_t len = i - start;
+        if (len && c->in[start + len - 1] == '\r')
+            len--;
+        if (answer(c, c->in + start, len) < 0)
+            return -1;
+        start = i + 1;
+    }
+    if (start == 0 && c->in_len == sizeof(c->in))
+        return -1;
+    memmove(c->in, c->in + start, c->in_len - start);
+    c->in_len -= start;
+    return 0;
+}
+
 static void drop(int ep, int fd)
 {
     epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
@@ -156,21 +179,8 @@ static int on_readable(int ep, int fd, struct echo_conn *c)
     if (r <= 0)
         return -1;
     c->in_len += (size_t)r;
-    size_t start = 0;
-    for (size_t i = 0; i < c->in_len; i++) {
-        if (c->in[i] != '\n')
-            continue;
-        size_t len = i - start;
-        if (len && c->in[start + len - 1] == '\r')
-            len--;
-        if (answer(c, c->in + start, len) < 0)
-            return -1;
-        start = i + 1;
-    }
-    if (start == 0 && c->in_len == sizeof(c->in))
-        return -1;                      /* a line longer than the buffer */
-    memmove(c->in, c->in + start, c->in_len - start);
-    c->in_len -= start;
+    if (answer_lines(c) < 0)
+        return -1;
     return c->out_len ? flush_out(ep, fd, c) : 0;
 }
 
@@ -239,21 +249,8 @@ static void *conn_thread(void *arg)
         if (r <= 0)
             break;
         c->in_len += (size_t)r;
-        size_t start = 0;
-        for (size_t i = 0; i < c->in_len; i++) {
-            if (c->in[i] != '\n')
-                continue;
-            size_t len = i - start;
-            if (len && c->in[start + len - 1] == '\r')
-                len--;
-            if (answer(c, c->in + start, len) < 0)
-                goto out;
-            start = i + 1;
-        }
-        if (start == 0 && c->in_len == sizeof(c->in))
+        if (answer_lines(c) < 0)
             break;
-        memmove(c->in, c->in + start, c->in_len - start);
-        c->in_len -= start;
         size_t off = 0;
         while (off < c->out_len) {
             ssize_t w = send(fd, c->out + off, c->out_len - off, MSG_NOSIGNAL);
