@@ -87,6 +87,7 @@ static atomic_int turn;                 /* the order acquisitions happened */
 struct taker {
     pthread_t tid;
     int got;                            /* its place in that order */
+    atomic_int *hold;                   /* keeps the lock while *hold */
 };
 
 static void *take_once(void *arg)
@@ -95,14 +96,18 @@ static void *take_once(void *arg)
 
     store_lock(&st);
     t->got = atomic_fetch_add(&turn, 1);
+    while (t->hold && atomic_load(t->hold))
+        sched_yield();
     store_unlock(&st);
     return NULL;
 }
 
 START_TEST(test_store_lock_fair_hands_over_in_arrival_order)
 {
-    struct taker t[3];
+    struct taker t[3] = { { .hold = NULL } };
+    atomic_int hold = 1;
 
+    t[0].hold = &hold;                  /* the first keeps it until told */
     atomic_store(&turn, 0);
     ck_assert_int_eq(store_lock(&st), 0);
     for (int i = 0; i < 3; i++) {
@@ -110,6 +115,16 @@ START_TEST(test_store_lock_fair_hands_over_in_arrival_order)
         wait_queued(i + 1);             /* queued before the next starts */
     }
     store_unlock(&st);
+    /* Handed over, not freed: held the whole time, whether or not the
+     * first taker has run yet, with the two others still queued. */
+    pthread_mutex_lock(&st.handoff);
+    int held = st.held, waiting = 0;
+    for (struct store_waiter *w = st.first; w; w = w->next)
+        waiting++;
+    pthread_mutex_unlock(&st.handoff);
+    ck_assert_int_eq(held, 1);
+    ck_assert_int_eq(waiting, 2);
+    atomic_store(&hold, 0);
     /* Asking again at once: the holder queues behind all three. */
     ck_assert_int_eq(store_lock(&st), 0);
     int mine = atomic_fetch_add(&turn, 1);
