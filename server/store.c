@@ -162,14 +162,14 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
 }
 
 /* How long store_lock spins before it queues: STORE_SPIN_PAUSES pause
- * instructions, each followed by a look at held, so at most about 20-30 us
- * on this project's test machine (a 2-core AMD EPYC VM, where a pause takes
- * 20-30 ns). Queueing costs the waiter a futex wait and a context switch,
+ * instructions, each followed by a look at held, so at most about 20 us
+ * on this project's test machine (a 2-core AMD EPYC VM, where a pause took
+ * 18.8 to 18.9 ns: 10^6 of them timed three times, 2026-11-22 15:04 UTC). Queueing costs the waiter a futex wait and a context switch,
  * the releaser a futex wake, and, worse, it keeps held at 1 through the
  * hand-over until the woken thread runs, so the next asker finds it held
  * too and queues (a convoy). The bound is set by the holds it waits for: a
  * batch of up to --batch requests is held 12-20 us on average with the
- * event driver (p99 about 50 us). A 5 us spin (200 pauses) caught too few
+ * event driver (p99 about 50 us). A 4 us spin (200 pauses) caught too few
  * releases to change anything measurable; this one took ssn-bench -P 16
  * against --io events from 0.44-0.46 to 0.57-0.59 M req/s, and its CPU per
  * request down 16-21% (docs/PERFORMANCE.md).
