@@ -164,8 +164,9 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
 /* How long store_lock spins before it queues: STORE_SPIN_PAUSES pause
  * instructions, each followed by a look at held, so at most about 20 us
  * on this project's test machine (a 2-core AMD EPYC VM, where a pause took
- * 18.8 to 18.9 ns: 10^6 of them timed three times, 2026-11-22 15:04 UTC). Queueing costs the waiter a futex wait and a context switch,
- * the releaser a futex wake, and, worse, it keeps held at 1 through the
+ * 18.8 to 18.9 ns: 10^6 of them timed three times, 2026-11-22 15:04 UTC).
+ * Queueing costs the waiter a futex wait and a context switch, the
+ * releaser a futex wake, and, worse, it keeps held at 1 through the
  * hand-over until the woken thread runs, so the next asker finds it held
  * too and queues (a convoy). The bound is set by the holds it waits for: a
  * batch of up to --batch requests is held 12-20 us on average with the

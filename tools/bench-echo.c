@@ -22,7 +22,7 @@
  *
  * -m threads is the floor of the other model instead, ssnserver's --io
  * threads: a thread per connection, blocking read(2) and send(2), the same
- * answers. What it pays on top of epoll's floor is the model's own cost,
+ * answers (-w does not apply: there is no worker to count). What it pays on top of epoll's floor is the model's own cost,
  * a wake-up and a context switch per read, that no lock or parser adds.
  *
  * SIGINT or SIGTERM stop it. Not part of any server: tools/bench-compare
@@ -324,6 +324,11 @@ int main(int argc, char **argv)
     }
     if (port < 0 || port > 65535 || workers < 1 || workers > ECHO_MAX_WORKERS) {
         fprintf(stderr, "bench-echo: bad port or worker count\n");
+        return 2;
+    }
+    if (threads && workers != 1) {
+        fprintf(stderr, "bench-echo: -w %d: -m threads has a thread per "
+                "connection, not workers\n", workers);
         return 2;
     }
     /* Port 0: bind once to learn a free port, then every worker binds it
