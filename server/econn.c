@@ -291,7 +291,7 @@ static void answered(struct econn *c, int done, int more, int reread)
 
 /* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
  * one time slice. Replies that acknowledge mutations not yet durable are
- * held, and the socket left unread, until the journal's flusher says so
+ * held, and no more requests answered, until the journal's round says so
  * (on_durable): the worker serves its other clients meanwhile. */
 static void answer(struct econn *c, size_t n)
 {
@@ -303,7 +303,10 @@ static void answer(struct econn *c, size_t n)
         c->held = 1;
         c->held_done = done;
         c->held_more = more;
-        event_del(c->rev);
+        /* Reading stays armed: a client with one request in flight sends
+         * nothing more until answered, so on_read never runs and the
+         * socket costs no epoll_ctl to stop and restart. One that does
+         * send more is stopped then (on_read). */
         events_commit_soon(c->w, c->conn.session->journal_seq);
         return;
     }
@@ -346,6 +349,10 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
 
     if (c->state == ECONN_LINGER) {
         on_linger(c, what);
+        return;
+    }
+    if (c->held) {                      /* more, or a timeout, while the */
+        event_del(c->rev);              /* replies wait: on_durable reads */
         return;
     }
     if (what & EV_TIMEOUT) {

@@ -104,6 +104,9 @@ static int fail_now(struct journal *j, enum jfail op)
 static int sync_fd(struct journal *j, uint64_t *took)
 {
     uint64_t t0 = time_now_ns();
+
+    if (j->fail_op == JFAIL_SLOW)
+        time_sleep_ns(j->fail_at * TIME_NS_PER_MS);
     int rc = fail_now(j, JFAIL_SYNC) ? EIO :
              journal_sync_fn(j->fd) ? errno : 0;
     *took = time_now_ns() - t0;

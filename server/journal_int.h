@@ -62,11 +62,13 @@ enum jcrash {
 };
 
 /* A test seam (SSN_TEST_JOURNAL_FAIL, journal_open.c): which I/O of the
- * rounds fails with EIO, from its fail_at-th on. */
+ * rounds fails with EIO, from its fail_at-th on; or, SLOW, every sync of
+ * a round's records that takes fail_at ms more (and succeeds). */
 enum jfail {
     JFAIL_NONE,
     JFAIL_WRITE,                /* the pwrite of a round's records */
     JFAIL_SYNC,                 /* the sync of a round's records */
+    JFAIL_SLOW,                 /* the sync, fail_at ms late */
 };
 
 struct journal {

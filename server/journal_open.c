@@ -149,18 +149,20 @@ static enum jcrash crash_point_from_env(void)
  * failing disk would, and every one after it (journal.c's fail_now; the
  * journal, read-only by then, does no more). A sync that fails this way
  * follows a real write, so its records still reach the file; a write that
- * fails writes nothing. Anything else is logged and ignored, so that a
- * typo is not taken for a test that passed. */
+ * fails writes nothing. "slow:N" makes every sync of records take N ms
+ * longer, and succeed: replies held that long (test-journal-events.sh).
+ * Anything else is logged and ignored, so that a typo is not taken for a
+ * test that passed. */
 static void fail_point_from_env(struct journal *j)
 {
     static const char *const ops[] = {
-        [JFAIL_WRITE] = "write", [JFAIL_SYNC] = "sync",
+        [JFAIL_WRITE] = "write", [JFAIL_SYNC] = "sync", [JFAIL_SLOW] = "slow",
     };
     const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
 
     if (!v)
         return;
-    for (int op = JFAIL_WRITE; op <= JFAIL_SYNC; op++) {
+    for (int op = JFAIL_WRITE; op <= JFAIL_SLOW; op++) {
         size_t n = strlen(ops[op]);
         if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
             continue;
@@ -170,18 +172,23 @@ static void fail_point_from_env(struct journal *j)
             break;
         errno = 0;
         unsigned long long at = strtoull(d, &end, 10);
-        if (errno || *end)
+        if (errno || *end || (op == JFAIL_SLOW && at > 60000))
             break;
         j->fail_op = (enum jfail)op;
         j->fail_at = at;
-        log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_FAIL"
-                "=%s: the %ss of records fail with EIO from number %llu "
-                "on", j->path, v, ops[op], at);
+        if (op == JFAIL_SLOW)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=%s: every sync of records takes %llu ms longer",
+                    j->path, v, at);
+        else
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=%s: the %ss of records fail with EIO from number "
+                    "%llu on", j->path, v, ops[op], at);
         return;
     }
     log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
-            "ignored: the test seam takes sync:N or write:N, N from 1",
-            j->path, v);
+            "ignored: the test seam takes sync:N, write:N or slow:N, N from "
+            "1", j->path, v);
 }
 
 /* Opens (or creates) path as j's file and reads it whole into *img (the

@@ -51,6 +51,71 @@ case_vanish_while_held() {
     expect_eq "clients gone while held: a clean exit" "$STOP_RC" 0
 }
 
+# A connection whose replies wait for the journal keeps its socket armed
+# for reading: with one request in flight the client sends nothing more
+# until answered, so holding and releasing it costs no epoll_ctl. Stopping
+# and restarting the read event for each ADD cost two (with --fsync always
+# a third of the server's system calls, and a quarter of its rate with one
+# worker: docs/DURABILITY.md). Counted by an LD_PRELOAD wrapper, so only
+# with the plain build (a sanitizer's runtime must come first).
+case_held_costs_no_epoll_ctl() {
+    local so=${BUILD:-build}/tests/count-epoll-ctl.so count out
+    if [[ "$BIN" != bin || ! -f "$so" ]]; then
+        ok "# SKIP epoll_ctl count: plain build only (BIN=$BIN)"
+        return
+    fi
+    rm -f "$J"
+    LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
+        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
+        --fsync always || return
+    out=$("$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+          -n 4000 --keys 1000000000 --csv 2>&1)
+    expect_match "epoll_ctl count: 4000 ADDs, all answered" \
+        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^4000,4000$'
+    stop_server "$SRV_PID"
+    count=$(cat "$TEST_TMP/epoll_ctl" 2>/dev/null)
+    check "held replies cost no epoll_ctl per request (${count:-no count} for 4000 ADDs on 20 connections)" \
+        test "${count:-999999}" -lt 400
+}
+
+# Requests, and the idle time-out, that reach a connection while its
+# replies are held: with every sync 1.5 s late (the test seam), A's ADD
+# holds worker 0 in its round; B and D, on worker 1 (round robin), send an
+# ADD each, held for the round after it. B sends COUNT while held: read
+# only once its ADD is durable, and answered after it. D sends nothing
+# more, and outlives its --timeout of 1 s held: a held connection is not
+# idle.
+case_more_while_held() {
+    local a b c d
+    rm -f "$J"
+    SSN_IO=events SSN_TEST_JOURNAL_FAIL=slow:1500 start_server buffered \
+        --workers 2 --timeout 1 --journal "$J" --fsync always || return
+    open_conn "$SRV_PORT"; a=$CONN
+    open_conn "$SRV_PORT"; b=$CONN
+    open_conn "$SRV_PORT"; c=$CONN
+    open_conn "$SRV_PORT"; d=$CONN
+    send_line "$a" "ADD Held Anna 30 123-45-6781"
+    sleep 0.2
+    send_line "$b" "ADD Held Bert 31 123-45-6782"
+    send_line "$d" "ADD Held Dora 33 123-45-6784"
+    sleep 0.3
+    send_line "$b" "COUNT"
+    read_line "$a" 10
+    expect_eq "held: A's ADD answered after its round" "$LINE" OK
+    read_line "$b" 10
+    expect_eq "held: B's ADD answered" "$LINE" OK
+    read_line "$b" 10
+    expect_eq "held: B's COUNT, sent while held, answered after its ADD" \
+        "$LINE" 3
+    read_line "$d" 10
+    expect_eq "held: D, held past --timeout 1, still answered" "$LINE" OK
+    close_conn "$a"; close_conn "$b"; close_conn "$c"; close_conn "$d"
+    stop_server "$SRV_PID"
+    expect_eq "held: a clean exit" "$STOP_RC" 0
+}
+
 case_group_commit_one_worker
 case_vanish_while_held
+case_held_costs_no_epoll_ctl
+case_more_while_held
 finish

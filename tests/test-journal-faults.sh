@@ -204,7 +204,7 @@ case_everysec() {
 # A malformed value arms nothing, and the log says it was ignored.
 case_malformed() {
     local v
-    for v in sync:0 write:3x flush:1; do
+    for v in sync:0 write:3x flush:1 slow:60001; do
         rm -f "$J"
         SSN_TEST_JOURNAL_FAIL=$v start_server fine --journal "$J" \
             --fsync always || continue

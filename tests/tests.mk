@@ -29,3 +29,15 @@ $(STRESS_CLIENT): $(BUILD)/tests/stress_client.o $(BUILD)/tests/stress_hold.o \
 	    $(PKG_LIBS)
 
 PROGRAMS += $(STRESS_CLIENT)
+
+# count-epoll-ctl.so: an LD_PRELOAD helper of test-journal-events.sh that
+# counts a server's epoll_ctl calls. Built without sanitizers (it is loaded
+# into the plain build only).
+COUNT_EPOLL_CTL := $(BUILD)/tests/count-epoll-ctl.so
+
+$(COUNT_EPOLL_CTL): tests/count_epoll_ctl.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -O2 -fPIC -shared \
+	    -o $@ $< -ldl
+
+PROGRAMS += $(COUNT_EPOLL_CTL)
