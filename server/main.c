@@ -214,7 +214,7 @@ static int server_init(void)
                 strerror(-rc));
         return -1;
     }
-    store_set_fair(&srv.store, !srv.opt.unfair_lock);
+    store_set_lock_order(&srv.store, (enum store_lock_order)srv.opt.lock_order);
     if (srv.opt.race_window_us) {
         srv.store.pause = race_pause;
         srv.store.pause_arg = (void *)(intptr_t)srv.opt.race_window_us;
@@ -286,9 +286,12 @@ static void log_started(void)
     else
         log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection; up "
                 "to %d requests per store-lock hold", srv.opt.batch);
-    if (srv.opt.unfair_lock)
+    if (srv.opt.lock_order == STORE_LOCK_UNFAIR)
         log_msg(LOG_LEVEL_INFO, "unfair store lock: a thread that finds "
                 "it free takes it, ahead of the ones waiting");
+    else if (srv.opt.lock_order == STORE_LOCK_FIFO)
+        log_msg(LOG_LEVEL_INFO, "fifo store lock: handed over in arrival "
+                "order");
     if (p->warning)
         log_msg(LOG_LEVEL_WARN, "%s", p->warning);
 }

@@ -52,11 +52,13 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         ADD, DELETE, FIND and COUNT requests of a client\n"
 "                         (default 32 with --io events; 1 with --io threads,\n"
 "                         the unit the lessons measure)\n"
-"      --unfair-lock      let a thread that finds the store lock free take\n"
-"                         it ahead of the threads waiting for it: no lock\n"
-"                         convoy, faster with many threads, but a client may\n"
-"                         wait behind more than one request of another\n"
-"                         (default: fair, handed over in arrival order)\n"
+"      --lock-order ORDER in what order the store lock goes: bounded\n"
+"                         (default: a thread that finds it free takes it,\n"
+"                         but while one waits no other thread holds it more\n"
+"                         than twice), fifo (handed over in arrival order:\n"
+"                         once, at the cost of a convoy of threads) or\n"
+"                         unfair (whoever finds it free; no bound)\n"
+"      --unfair-lock      the same as --lock-order unfair\n"
 "      --workers N        worker threads for --io events (default: the\n"
 "                         number of CPUs)\n"
 "      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
@@ -142,7 +144,7 @@ static size_t bytes(const char *opt, const char *s, unsigned long long min)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_BATCH, OPT_UNFAIR,
+    OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
 };
 
@@ -159,6 +161,7 @@ static const struct option longopts[] = {
     { "workers",       required_argument, NULL, OPT_WORKERS },
     { "batch",         required_argument, NULL, OPT_BATCH },
     { "unfair-lock",   no_argument,       NULL, OPT_UNFAIR },
+    { "lock-order",    required_argument, NULL, OPT_LOCKORDER },
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
@@ -223,7 +226,13 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_LOGFILE: opt->log_file = optarg; break;
     case OPT_PASSFILE: opt->password_file = optarg; break;
     case OPT_UNPROTECTED: opt->unprotected = 1; break;
-    case OPT_UNFAIR: opt->unfair_lock = 1; break;
+    case OPT_UNFAIR: opt->lock_order = STORE_LOCK_UNFAIR; break;
+    case OPT_LOCKORDER:
+        opt->lock_order = store_lock_order_parse(optarg);
+        if (opt->lock_order < 0)
+            bad_value("--lock-order", optarg, "is not an order (bounded, "
+                      "fifo or unfair)");
+        break;
     case OPT_IO:
         if (strcmp(optarg, "threads") && strcmp(optarg, "events"))
             bad_value("--io", optarg, "is not an I/O model (threads or "

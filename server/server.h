@@ -45,7 +45,7 @@ struct options {
     int io_events;              /* --io events: the event-driven driver */
     int workers;                /* --workers for --io events */
     int batch;                  /* --batch: requests per store-lock hold */
-    int unfair_lock;            /* --unfair-lock: no FIFO hand-over */
+    int lock_order;             /* --lock-order: enum store_lock_order */
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */

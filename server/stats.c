@@ -47,6 +47,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "workers %d\n"
         "batch %d\n"
         "lock_fair %d\n"
+        "lock_order %s\n"
         "max_clients %ld\n"
         "max_output %zu\n"
         "timeout %ld\n"
@@ -66,7 +67,8 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         entries, srv.opt.race_window_us,
         srv.opt.io_events ? "events" : "threads",
         srv.opt.io_events ? srv.opt.workers : 0, srv.opt.batch,
-        !srv.opt.unfair_lock,
+        srv.opt.lock_order != STORE_LOCK_UNFAIR,
+        store_lock_order_name((enum store_lock_order)srv.opt.lock_order),
         srv.opt.max_clients,
         srv.opt.max_output, srv.opt.idle_timeout_s, srv.opt.write_timeout_s,
         atomic_load(&srv.clients_output_limited),

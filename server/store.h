@@ -61,30 +61,54 @@ struct store_waiter {
     void (*notify)(void *arg);  /* parked connection: called on hand-over */
     void *arg;
     uint64_t asked;             /* time_now_ns() when it asked */
+    uint64_t ticket;            /* its place in arrival order; kept when a
+                                   woken waiter that lost goes back to the
+                                   head of the queue */
     int granted;                /* protected by handoff */
     struct store_waiter *next;  /* protected by handoff */
 };
 
+/* In what order the store lock goes to those who ask (--lock-order).
+ * bounded: a thread that finds it free takes it, unless a waiter queued
+ *   before its STORE_PASS_MAX-th last acquisition is still waiting; so no
+ *   waiter waits for more than STORE_PASS_MAX holds of each other thread,
+ *   and a thread that asks again at once usually keeps going (no convoy).
+ * fifo: store_unlock hands it straight to the longest waiter, so a thread
+ *   that releases it and asks again queues behind everyone waiting; no
+ *   waiter waits for more than one hold of each other thread, and every
+ *   hand-over to a sleeping thread stalls the lock (the convoy).
+ * unfair: whoever finds it free takes it; no bound at all.
+ * Event loops' parked waiters are handed it in their turn in every order. */
+enum store_lock_order {
+    STORE_LOCK_BOUNDED,
+    STORE_LOCK_FIFO,
+    STORE_LOCK_UNFAIR,
+};
+
+/* How many times a thread may take the store lock while one waiter waits,
+ * in the bounded order (store.c says why 2). */
+#define STORE_PASS_MAX 2
+
 struct store {
     /* The store lock guards tree, version, the caches below and every entry
      * linked into the tree. When it is taken and for how long is the
-     * policy's choice. It is a FIFO lock: store_unlock hands it straight to
-     * the longest waiter, so a session that releases it and asks again
-     * queues behind everyone already waiting (a plain mutex would let it
-     * barge in again and starve them). handoff, a short-held mutex, guards
-     * only the lock's own state: held and the waiter queue. held stays 1
-     * while anyone is queued (store_unlock hands over without clearing
-     * it), so held == 0 means free with nobody waiting. With
-     * store_set_fair(st, 0) it is an unfair lock instead: the first thread
-     * to find it free takes it, and held may be 0 with threads queued
-     * (store.c says what that buys and costs). */
+     * policy's choice; in what order, store_set_lock_order's. handoff, a
+     * short-held mutex, guards only the lock's own state: held, the
+     * waiter queue and the tickets. In the fifo order held stays 1 while
+     * anyone is queued (store_unlock hands over without clearing it), so
+     * held == 0 means free with nobody waiting; in the others held may be
+     * 0 with threads queued (store.c says what that buys and costs). */
     pthread_mutex_t handoff;
     atomic_int held;            /* written under handoff; store_lock's
                                    spin also reads it without handoff, as
                                    a hint it re-checks under handoff */
     atomic_uint queued;         /* waiters in the queue: written under
                                    handoff, read by the spin like held */
-    int fair;                   /* 1 (FIFO) unless set before any session */
+    enum store_lock_order order;    /* set before any session */
+    uint64_t tickets;           /* the last ticket given; under handoff */
+    uint64_t woken;             /* bounded: the ticket of the thread woken
+                                   and not yet running, 0 when none; under
+                                   handoff */
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0
                                    when none; written only by the holder */
@@ -145,15 +169,18 @@ int store_init(struct store *st, const struct lock_policy *policy);
 /* Frees every entry. Only when no session can touch the store. */
 void store_destroy(struct store *st);
 
-/* The store lock, for the lock policy's hooks: FIFO unless made unfair,
- * not recursive. Each returns 0 or -errno. */
+/* The store lock, for the lock policy's hooks: bounded unless set
+ * otherwise, not recursive. Each returns 0 or -errno. */
 int store_lock(struct store *st);
 int store_unlock(struct store *st);
 
-/* fair 0: a thread that finds the lock free takes it, ahead of threads
- * blocked for it (event loops' waiters are still handed it in turn). Only
- * before any session starts (--unfair-lock). */
-void store_set_fair(struct store *st, int fair);
+/* The order of the lock (enum store_lock_order); only before any session
+ * starts (--lock-order, --unfair-lock). */
+void store_set_lock_order(struct store *st, enum store_lock_order order);
+
+/* "bounded", "fifo", "unfair"; and back: -1 for an unknown name. */
+const char *store_lock_order_name(enum store_lock_order order);
+int store_lock_order_parse(const char *name);
 
 /* 1 when the calling thread holds the store lock. */
 int store_lock_owned(const struct store *st);

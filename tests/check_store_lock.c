@@ -1,10 +1,13 @@
 /* check_store_lock.c -- unit tests for the store lock itself (store.c):
- * mutual exclusion, fair and unfair; the fair lock's hand-over in arrival
+ * mutual exclusion in each order; the FIFO lock's hand-over in arrival
  * order, to the waiters before a holder that asks again at once; the
+ * bounded lock's bound (a thread takes it at most STORE_PASS_MAX times
+ * while one waiter waits, even a waiter woken and not yet running); the
  * unfair lock's waiter that is always woken in the end (no lost wake-up),
  * and its event-loop waiters, still handed the lock in turn. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include "suites.h"
 #include "../common/timeutil.h"
@@ -67,7 +70,7 @@ START_TEST(test_store_lock_excludes)
 {
     pthread_t t[RACERS];
 
-    store_set_fair(&st, _i);
+    store_set_lock_order(&st, (enum store_lock_order)_i);
     counter = 0;
     for (int i = 0; i < RACERS; i++)
         ck_assert_int_eq(pthread_create(&t[i], NULL, race, NULL), 0);
@@ -102,11 +105,12 @@ static void *take_once(void *arg)
     return NULL;
 }
 
-START_TEST(test_store_lock_fair_hands_over_in_arrival_order)
+START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
 {
     struct taker t[3] = { { .hold = NULL } };
     atomic_int hold = 1;
 
+    store_set_lock_order(&st, STORE_LOCK_FIFO);
     t[0].hold = &hold;                  /* the first keeps it until told */
     atomic_store(&turn, 0);
     ck_assert_int_eq(store_lock(&st), 0);
@@ -129,6 +133,89 @@ START_TEST(test_store_lock_fair_hands_over_in_arrival_order)
         ck_assert_int_eq(t[i].got, i);
     }
     ck_assert_int_eq(mine, 3);
+}
+END_TEST
+
+/* ---- the bounded lock -------------------------------------------------- */
+
+/* A waiter is kept from running, once woken, by a signal whose handler
+ * waits for thaw: the woken-but-not-running window, made as long as the
+ * test needs. */
+static atomic_int frozen, thaw;
+
+static void freeze(int sig)
+{
+    struct timespec ms = { 0, 1000000 };
+
+    (void)sig;
+    atomic_store(&frozen, 1);
+    while (!atomic_load(&thaw))
+        nanosleep(&ms, NULL);
+}
+
+static atomic_int passes;               /* the passer's acquisitions */
+static atomic_int passer_ready, passer_go;
+
+/* Takes the lock once before W queues (so that its count of acquisitions
+ * has one from before W), then, told to, STORE_PASS_MAX + 1 times. */
+static void *pass_thrice(void *arg)
+{
+    (void)arg;
+    store_lock(&st);
+    store_unlock(&st);
+    atomic_store(&passer_ready, 1);
+    while (!atomic_load(&passer_go))
+        sched_yield();
+    for (int i = 0; i < STORE_PASS_MAX + 1; i++) {
+        store_lock(&st);
+        atomic_fetch_add(&passes, 1);
+        store_unlock(&st);
+    }
+    return NULL;
+}
+
+/* W waits; the holder lets go, which wakes W, but W cannot run yet. A
+ * thread that asks meanwhile takes the free lock ahead of W, at most
+ * STORE_PASS_MAX times; then it queues, and W, let run, takes it first. */
+START_TEST(test_store_lock_bounded_passes_a_waiter_at_most_twice)
+{
+    struct taker w = { .got = -1 };
+    struct sigaction sa = { .sa_handler = freeze }, old;
+    pthread_t p;
+
+    ck_assert_int_eq(st.order, STORE_LOCK_BOUNDED);     /* the default */
+    atomic_store(&turn, 0);
+    atomic_store(&frozen, 0);
+    atomic_store(&thaw, 0);
+    atomic_store(&passes, 0);
+    atomic_store(&passer_ready, 0);
+    atomic_store(&passer_go, 0);
+    ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
+    ck_assert_int_eq(pthread_create(&p, NULL, pass_thrice, NULL), 0);
+    while (!atomic_load(&passer_ready))
+        sched_yield();
+    ck_assert_int_eq(store_lock(&st), 0);
+    ck_assert_int_eq(pthread_create(&w.tid, NULL, take_once, &w), 0);
+    wait_queued(1);
+    pthread_kill(w.tid, SIGUSR2);
+    while (!atomic_load(&frozen))
+        sched_yield();
+    store_unlock(&st);                  /* W is woken, and frozen */
+    ck_assert_int_eq(st.held, 0);
+    ck_assert_uint_ne(st.woken, 0);
+    atomic_store(&passer_go, 1);
+    wait_queued(1);                     /* the third time it queues */
+    ck_assert_int_eq(atomic_load(&passes), STORE_PASS_MAX);
+    ck_assert_int_eq(w.got, -1);
+    atomic_store(&thaw, 1);
+    pthread_join(w.tid, NULL);
+    pthread_join(p, NULL);
+    ck_assert_int_eq(w.got, 0);         /* W before the third */
+    ck_assert_int_eq(atomic_load(&passes), STORE_PASS_MAX + 1);
+    ck_assert_int_eq(st.held, 0);
+    ck_assert_uint_eq(st.woken, 0);
+    ck_assert_ptr_null(st.first);
+    sigaction(SIGUSR2, &old, NULL);
 }
 END_TEST
 
@@ -156,7 +243,7 @@ START_TEST(test_store_lock_unfair_waiter_gets_it)
     pthread_t b;
     atomic_long rounds = 0;
 
-    store_set_fair(&st, 0);
+    store_set_lock_order(&st, STORE_LOCK_UNFAIR);
     atomic_store(&turn, 0);
     atomic_store(&stop_barging, 0);
     ck_assert_int_eq(store_lock(&st), 0);
@@ -195,7 +282,7 @@ START_TEST(test_store_lock_unfair_hands_to_event_waiter)
 {
     struct store_waiter w = { .notify = note_handed };
 
-    store_set_fair(&st, 0);
+    store_set_lock_order(&st, STORE_LOCK_UNFAIR);
     atomic_store(&notified, 0);
     ck_assert_int_eq(store_lock(&st), 0);
     ck_assert_int_eq(store_lock_nowait(&st, &w), -EAGAIN);
@@ -216,8 +303,10 @@ static Suite *store_lock_suite(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
-    tcase_add_loop_test(tc, test_store_lock_excludes, 0, 2);
-    tcase_add_test(tc, test_store_lock_fair_hands_over_in_arrival_order);
+    tcase_add_loop_test(tc, test_store_lock_excludes, STORE_LOCK_BOUNDED,
+                        STORE_LOCK_UNFAIR + 1);
+    tcase_add_test(tc, test_store_lock_fifo_hands_over_in_arrival_order);
+    tcase_add_test(tc, test_store_lock_bounded_passes_a_waiter_at_most_twice);
     tcase_add_test(tc, test_store_lock_unfair_waiter_gets_it);
     tcase_add_test(tc, test_store_lock_unfair_hands_to_event_waiter);
     suite_add_tcase(s, tc);

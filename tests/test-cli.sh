@@ -69,6 +69,7 @@ bad_value "bench-wakeup --threads abc" --threads abc "$BIN/bench-wakeup" --threa
 bad_value "bench-wakeup -w nope (the --variants short form)" --variants nope \
     "$BIN/bench-wakeup" -w nope
 bad_value "ssnserver --batch abc" --batch abc "$BIN/ssnserver-fine" --batch abc
+bad_value "ssnserver --lock-order random" --lock-order random "$BIN/ssnserver-fine" --lock-order random
 for v in 0 2000; do
     run "$BIN/ssnserver-fine" --batch $v
     expect_match "ssnserver --batch $v: exit 2, the range named" "$RC:$ERR" \

@@ -124,20 +124,33 @@ case_batch() {
     case_disjoint_clients
 }
 
-# --unfair-lock: the store lock goes to whoever finds it free, not in
-# arrival order; STATS says which, and the 8 clients under the race window
-# still get every OK, the right COUNT and DIGEST.
-case_unfair() {
-    local out=$TEST_TMP/$MODE-unfair.out
+# --lock-order: bounded by default; fifo hands the lock over in arrival
+# order; --unfair-lock (--lock-order unfair) lets whoever finds it free
+# take it. STATS says which, and the 8 clients under the race window still
+# get every OK, the right COUNT and DIGEST in each.
+case_lock_orders() {
+    local out=$TEST_TMP/$MODE-order.out order
     converse_str "$SRV_PORT" 'STATS\nQUIT\n' "$out"
     expect_eq "$MODE: STATS says the lock is fair by default" \
         "$(awk '$1 == "lock_fair" { print $2 }' "$out")" 1
-    stop_server "$SRV_PID"
-    start_server "$MODE" --race-window 50 --unfair-lock || return
-    converse_str "$SRV_PORT" 'STATS\nQUIT\n' "$out"
-    expect_eq "$MODE --unfair-lock: STATS says lock_fair 0" \
-        "$(awk '$1 == "lock_fair" { print $2 }' "$out")" 0
-    case_disjoint_clients
+    expect_eq "$MODE: STATS says lock_order bounded by default" \
+        "$(awk '$1 == "lock_order" { print $2 }' "$out")" bounded
+    for order in fifo unfair; do
+        stop_server "$SRV_PID"
+        if [[ $order == unfair ]]; then
+            start_server "$MODE" --race-window 50 --unfair-lock || return
+        else
+            start_server "$MODE" --race-window 50 --lock-order "$order" ||
+                return
+        fi
+        converse_str "$SRV_PORT" 'STATS\nQUIT\n' "$out"
+        expect_eq "$MODE --lock-order $order: STATS says lock_order $order" \
+            "$(awk '$1 == "lock_order" { print $2 }' "$out")" "$order"
+        expect_eq "$MODE --lock-order $order: STATS lock_fair" \
+            "$(awk '$1 == "lock_fair" { print $2 }' "$out")" \
+            "$([[ $order == unfair ]] && echo 0 || echo 1)"
+        case_disjoint_clients
+    done
 }
 
 # Fill BIG entries, then clients that ask for PRINT and vanish: at once,
@@ -243,7 +256,7 @@ for MODE in "${MODES[@]}"; do
         case_disjoint_clients
         [[ $MODE == fine || $MODE == buffered ]] && [[ -z ${SSN_IO:-} ]] &&
             case_batch
-        [[ $MODE == fine || $MODE == buffered ]] && case_unfair
+        [[ $MODE == fine || $MODE == buffered ]] && case_lock_orders
         stop_server "$SRV_PID"
         expect_eq "$MODE: SIGTERM exit status" "$STOP_RC" 0
     fi
