@@ -36,7 +36,9 @@ struct econn {
                                    the journal may leave */
     struct journal_waiter jwaiter;
     int held;                   /* replies held back for the journal; the
-                                   socket is not read meanwhile */
+                                   socket is not read meanwhile (its read
+                                   event stays armed: on_read stops it
+                                   only if the client sends more) */
     int held_done, held_more;   /* what the slice that held them said */
     struct outq q;              /* what the socket has not taken yet */
     uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */

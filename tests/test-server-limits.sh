@@ -8,7 +8,7 @@
 #   2. --max-output: a PRINT over it gets one error line and a close;
 #   3. buffered PRINT's listing is shared: 40 clients that do not read cost
 #      little memory, and others are still served;
-#   4. the store lock is FIFO: one client's pipelined batch does not starve
+#   4. the store lock is fair (bounded): one client's pipelined batch does not starve
 #      another (fine, buffered);
 #   5. QUIT with more bytes pipelined after it: no reset eats the replies;
 #   6. --timeout and --write-timeout end idle and non-reading clients;
@@ -355,7 +355,8 @@ case_memory() {
 # --race-window 2000: each ADD holds the store lock ~2 ms. A pipelines 400
 # ADDs (one read, one batch); B then asks one FIND. A plain mutex may let
 # A's thread take the lock back before B's wakes, and B wait for A's whole
-# batch; the FIFO lock hands it to B after A's current ADD. (On a 2-core
+# batch; the store lock's bounded order lets A's thread take it at most
+# twice more once B waits (the FIFO order of before: once). (On a 2-core
 # Linux 6.18 machine the old plain mutex was not starved this way either:
 # B got its answer in 1 to 46 ms over 30 runs, against 1 to 6 ms with the
 # FIFO lock. So this guards the hand-off more than it proves it.)
