@@ -78,6 +78,7 @@ static long long replay(struct journal *j, const unsigned char *img,
     struct jscan r;
 
     store_lock(j->store);       /* the _locked functions assert it */
+    store_reserve_locked(j->store, len / JREC_ADD_TYPICAL);
     jrec_scan(img, len, replay_one, j->store, &r);
     size_t people = store_count_locked(j->store);
     j->live_bytes = journal_live_bytes_locked(j->store);

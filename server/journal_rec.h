@@ -23,6 +23,11 @@
 #define JREC_FRAME_LEN      8           /* a record's length and CRC */
 #define JREC_PAYLOAD_MAX    (3 + 2 * ENTRY_NAME_MAX + 1 + ENTRY_SSN_LEN)
 #define JREC_MAX            (JREC_FRAME_LEN + JREC_PAYLOAD_MAX)
+#define JREC_ADD_TYPICAL    40          /* bytes: an ADD record with names
+                                           of everyday length (36.8 on
+                                           average for ssn-bench's); an
+                                           estimate of the people in a
+                                           journal is its size over this */
                                         /* the longest record: 149 bytes */
 #define JREC_OP_ADD         1
 #define JREC_OP_DELETE      2

@@ -550,6 +550,12 @@ size_t store_count_locked(const struct store *st)
     return st->tree.count;
 }
 
+void store_reserve_locked(struct store *st, size_t n)
+{
+    STORE_ASSERT_HELD(st);
+    sindex_reserve(&st->index, n);
+}
+
 /* The index holds exactly the tree's entries: as many, and each found by
  * its name. */
 static const char *index_check(const struct store *st)

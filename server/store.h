@@ -220,6 +220,10 @@ const struct entry *store_find_locked(const struct store *st,
 
 size_t store_count_locked(const struct store *st);
 
+/* About n people are coming into an empty store (a journal's replay): the
+ * index is sized for them now instead of doubling on the way. */
+void store_reserve_locked(struct store *st, size_t n);
+
 /* NULL when every tree invariant holds, else the broken one's name. */
 const char *store_check_locked(const struct store *st);
 

@@ -195,6 +195,21 @@ static int grow(struct store_index *ix)
     return 0;
 }
 
+void sindex_reserve(struct store_index *ix, size_t n)
+{
+    struct sindex_table t;
+    size_t slots = ix->now.mask + 1;
+
+    if (!sindex_on(ix) || ix->count || ix->old.slots)
+        return;
+    while (n * 4 > slots * 3)
+        slots *= 2;
+    if (slots == ix->now.mask + 1 || table_new(&t, slots))
+        return;                         /* no memory: grow as it goes */
+    table_free(&ix->now);
+    ix->now = t;
+}
+
 void sindex_insert(struct store_index *ix, struct entry *e, uint64_t h)
 {
     uint64_t addr = (uint64_t)(uintptr_t)e;

@@ -59,6 +59,11 @@ struct entry *sindex_find(const struct store_index *ix,
  * or turn the index off; never fails. */
 void sindex_insert(struct store_index *ix, struct entry *e, uint64_t h);
 
+/* An empty index made big enough for n entries at once, so that filling
+ * it (a journal's replay) neither doubles nor drains on the way. Does
+ * nothing when it holds anyone, or when there is no memory for it. */
+void sindex_reserve(struct store_index *ix, size_t n);
+
 /* Removes e (hash h), which is indexed. */
 void sindex_remove(struct store_index *ix, const struct entry *e, uint64_t h);
 

@@ -189,6 +189,31 @@ START_TEST(test_sindex_in_the_store)
 }
 END_TEST
 
+/* Reserved for N first: filled without a growth or a drain; a reserve on
+ * an index that holds anyone changes nothing. */
+START_TEST(test_sindex_reserve)
+{
+    struct store_index ix;
+
+    sindex_init(&ix);
+    sindex_reserve(&ix, N);
+    size_t slots = ix.now.mask + 1;
+    ck_assert_uint_le((size_t)N * 4, slots * 3);
+    ck_assert_uint_gt((size_t)N * 4, slots / 2 * 3);    /* not more */
+    for (int i = 0; i < N; i++) {
+        sindex_insert(&ix, people[i], hash_of(people[i]));
+        present[i] = 1;
+        ck_assert_ptr_null(ix.old.slots);
+    }
+    ck_assert_uint_eq(ix.now.mask + 1, slots);
+    expect_all(&ix);
+    sindex_reserve(&ix, 4 * N);
+    ck_assert_uint_eq(ix.now.mask + 1, slots);
+    expect_all(&ix);
+    sindex_destroy(&ix);
+}
+END_TEST
+
 static Suite *store_index_suite(void)
 {
     Suite *s = suite_create("store_index");
@@ -197,6 +222,7 @@ static Suite *store_index_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sindex_grows_and_finds);
+    tcase_add_test(tc, test_sindex_reserve);
     tcase_add_test(tc, test_sindex_remove_keeps_the_others);
     tcase_add_test(tc, test_sindex_random_against_reference);
     tcase_add_test(tc, test_sindex_in_the_store);
