@@ -202,7 +202,7 @@ if BIN=$BIN tools/bench-compare --self-test >"$out" 2>&1; then
 else
     fail "bench-compare --self-test exits 0"; cat "$out"
 fi
-for s in ssn-events ssn-threads echo; do
+for s in ssn-events ssn-threads ssn-thr-batch32 ssn-thr-unfair echo echo-threads; do
     check "bench-compare table has row $s" \
         has "$out" "^mix +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
 done
