@@ -83,7 +83,24 @@ START_TEST(test_store_lock_excludes)
 }
 END_TEST
 
-/* ---- the fair lock's order --------------------------------------------- */
+/* ---- a woken waiter kept from running ---------------------------------- */
+
+/* A waiter is kept from running, once woken, by a signal whose handler
+ * waits for thaw: the woken-but-not-running window, made as long as the
+ * test needs. */
+static atomic_int frozen, thaw;
+
+static void freeze(int sig)
+{
+    struct timespec ms = { 0, 1000000 };
+
+    (void)sig;
+    atomic_store(&frozen, 1);
+    while (!atomic_load(&thaw))
+        nanosleep(&ms, NULL);
+}
+
+/* ---- the FIFO lock's order --------------------------------------------- */
 
 static atomic_int turn;                 /* the order acquisitions happened */
 
@@ -108,9 +125,13 @@ static void *take_once(void *arg)
 START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
 {
     struct taker t[3] = { { .hold = NULL } };
+    struct sigaction sa = { .sa_handler = freeze }, old;
     atomic_int hold = 1;
 
     store_set_lock_order(&st, STORE_LOCK_FIFO);
+    atomic_store(&frozen, 0);
+    atomic_store(&thaw, 0);
+    ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
     t[0].hold = &hold;                  /* the first keeps it until told */
     atomic_store(&turn, 0);
     ck_assert_int_eq(store_lock(&st), 0);
@@ -118,11 +139,16 @@ START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
         ck_assert_int_eq(pthread_create(&t[i].tid, NULL, take_once, &t[i]), 0);
         wait_queued(i + 1);             /* queued before the next starts */
     }
+    /* The first taker cannot run until thawed: what held says after the
+     * unlock is the unlock's doing alone. */
+    pthread_kill(t[0].tid, SIGUSR2);
+    while (!atomic_load(&frozen))
+        sched_yield();
     store_unlock(&st);
-    /* Handed over, not freed: held the whole time, whether or not the
-     * first taker has run yet, with the two others still queued. */
+    /* Handed over, not freed: held, with the two others still queued. */
     ck_assert_int_eq(st.held, 1);
     ck_assert_int_eq(queued(), 2);
+    atomic_store(&thaw, 1);
     atomic_store(&hold, 0);
     /* Asking again at once: the holder queues behind all three. */
     ck_assert_int_eq(store_lock(&st), 0);
@@ -133,25 +159,11 @@ START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
         ck_assert_int_eq(t[i].got, i);
     }
     ck_assert_int_eq(mine, 3);
+    sigaction(SIGUSR2, &old, NULL);
 }
 END_TEST
 
 /* ---- the bounded lock -------------------------------------------------- */
-
-/* A waiter is kept from running, once woken, by a signal whose handler
- * waits for thaw: the woken-but-not-running window, made as long as the
- * test needs. */
-static atomic_int frozen, thaw;
-
-static void freeze(int sig)
-{
-    struct timespec ms = { 0, 1000000 };
-
-    (void)sig;
-    atomic_store(&frozen, 1);
-    while (!atomic_load(&thaw))
-        nanosleep(&ms, NULL);
-}
 
 static atomic_int passes;               /* the passer's acquisitions */
 static atomic_int passer_ready, passer_go;
