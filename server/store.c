@@ -472,7 +472,7 @@ static void race_window(const struct store *st)
 static int add_locked(struct store *st, struct entry *e)
 {
     struct entry_key key = { .last = entry_last(e), .first = entry_first(e) };
-    struct rb_node *parent = rb_last(&st->tree), **link;
+    struct rb_node *parent, **link;
     uint64_t h = 0;
 
     /* Someone of that name already: the index says so without a walk. */
@@ -481,6 +481,7 @@ static int add_locked(struct store *st, struct entry *e)
         if (sindex_find(&st->index, &key, h))
             return -EEXIST;
     }
+    parent = rb_last(&st->tree);
     /* A key after the last one (a compacted journal's replay adds them all
      * in order) goes right of it: one comparison instead of a search. */
     if (parent && entry_key_cmp(&key, parent) > 0)
