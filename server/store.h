@@ -88,7 +88,7 @@ enum store_lock_order {
 };
 
 /* How many times a thread may take the store lock while one waiter waits,
- * in the bounded order (store.c says why 2). */
+ * in the bounded order (store_lock.c says why 2). */
 #ifndef STORE_PASS_MAX
 #define STORE_PASS_MAX 2
 #endif
@@ -177,6 +177,10 @@ struct store_mutation {
 
 /* Returns 0, or -errno when the lock cannot be made. */
 int store_init(struct store *st, const struct lock_policy *policy);
+
+/* The lock's part of store_init and store_destroy (store_lock.c). */
+int store_lock_init(struct store *st);
+void store_lock_destroy(struct store *st);
 
 /* Frees every entry. Only when no session can touch the store. */
 void store_destroy(struct store *st);

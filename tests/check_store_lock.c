@@ -1,4 +1,4 @@
-/* check_store_lock.c -- unit tests for the store lock itself (store.c):
+/* check_store_lock.c -- unit tests for the store lock itself (store_lock.c):
  * mutual exclusion in each order; the FIFO lock's hand-over in arrival
  * order, to the waiters before a holder that asks again at once; the
  * bounded lock's bound (a thread takes it at most STORE_PASS_MAX times
@@ -26,7 +26,7 @@ static void teardown(void)
     store_destroy(&st);
 }
 
-/* Threads queued for the lock now (a test's look inside store.c). */
+/* Threads queued for the lock now (a test's look inside store_lock.c). */
 static int queued(void)
 {
     int n = 0;

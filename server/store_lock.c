@@ -1,0 +1,430 @@
+/* store_lock.c -- the store lock (store.h): a short-held mutex, handoff,
+ * and one condition per waiter, queued with a ticket in arrival order;
+ * store.h's enum store_lock_order says in what order it goes (bounded,
+ * fifo or unfair). store_lock spins briefly before it queues
+ * (STORE_SPIN_PAUSES). It measures itself (STATS lock_*): every
+ * acquisition's wait and hold, under the lock it measures.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <string.h>
+#include "lockmode.h"
+#include "store.h"
+#include "timeutil.h"
+
+int store_lock_init(struct store *st)
+{
+    int rc = pthread_mutex_init(&st->handoff, NULL);
+    if (rc)
+        return -rc;
+    atomic_init(&st->held, 0);
+    atomic_init(&st->queued, 0);
+    st->order = STORE_LOCK_BOUNDED;
+    st->tickets = st->woken = 0;
+    st->pass_hold_ns = STORE_PASS_HOLD_NS;
+    st->first = st->last = NULL;
+    atomic_init(&st->owner, 0);
+    st->stats.acquisitions = st->stats.contended = 0;
+    hist_init(&st->stats.wait);
+    hist_init(&st->stats.hold);
+    return 0;
+}
+
+void store_lock_destroy(struct store *st)
+{
+    pthread_mutex_destroy(&st->handoff);
+}
+
+/* held and queued are only written under handoff, which orders them for
+ * every reader that holds it; relaxed atomics are enough. They are atomic
+ * for the spin in store_lock, which reads them without handoff. */
+static int is_held(const struct store *st)
+{
+    return atomic_load_explicit(&st->held, memory_order_relaxed);
+}
+
+static void set_held(struct store *st, int held)
+{
+    atomic_store_explicit(&st->held, held, memory_order_relaxed);
+}
+
+static void set_queued(struct store *st, int change)
+{
+    unsigned n = atomic_load_explicit(&st->queued, memory_order_relaxed);
+    atomic_store_explicit(&st->queued, n + (unsigned)change,
+                          memory_order_relaxed);
+}
+
+/* Queues behind the threads already waiting; handoff is held on entry and
+ * on return. Returns 0 once the lock was handed over, or -errno. */
+static void enqueue(struct store *st, struct store_waiter *w)
+{
+    w->granted = 0;
+    w->ticket = ++st->tickets;
+    w->next = NULL;
+    if (st->last)
+        st->last->next = w;
+    else
+        st->first = w;
+    st->last = w;
+    set_queued(st, +1);
+}
+
+static void enqueue_front(struct store *st, struct store_waiter *w)
+{
+    w->granted = 0;
+    w->next = st->first;
+    st->first = w;
+    if (!st->last)
+        st->last = w;
+    set_queued(st, +1);
+}
+
+static int wait_turn(struct store *st)
+{
+    struct store_waiter w = { .notify = NULL };
+    int rc = pthread_cond_init(&w.wake, NULL);
+
+    if (rc)
+        return -rc;
+    enqueue(st, &w);
+    while (!w.granted && rc == 0)
+        rc = pthread_cond_wait(&w.wake, &st->handoff);
+    pthread_cond_destroy(&w.wake);
+    return -rc;     /* a failed wait leaves w queued: the lock is broken */
+}
+
+/* The wait of the bounded and unfair orders: store_unlock frees the lock
+ * and wakes the first waiter, which takes it only if nobody took it first;
+ * a waiter that lost it goes back to the head of the queue, the next to be
+ * woken. A thread that releases the lock and asks again at once thus keeps
+ * it without a context switch, where the FIFO lock would switch to the
+ * waiter every time: the convoy docs/PERFORMANCE.md measures. In the
+ * bounded order only STORE_PASS_MAX times while the waiter waits (may_pass),
+ * and store_unlock wakes nobody while a woken waiter has not run yet
+ * (st->woken): it will try. handoff held. */
+static int wait_free(struct store *st)
+{
+    struct store_waiter w = { .notify = NULL };
+    int rc = pthread_cond_init(&w.wake, NULL);
+
+    if (rc)
+        return -rc;
+    enqueue(st, &w);
+    for (;;) {
+        while (!w.granted && rc == 0)
+            rc = pthread_cond_wait(&w.wake, &st->handoff);
+        if (st->woken == w.ticket)
+            st->woken = 0;              /* running: the next may be woken */
+        if (rc || !is_held(st))
+            break;
+        enqueue_front(st, &w);
+    }
+    pthread_cond_destroy(&w.wake);
+    return -rc;
+}
+
+/* Counts one acquisition; the caller has just got the lock. Two clock
+ * reads per acquisition and release at most, one when uncontended. */
+static void count_acquired(struct store *st, uint64_t asked, int contended)
+{
+    struct store_lock_stats *s = &st->stats;
+    uint64_t now = contended ? time_now_ns() : asked;
+
+    s->acquisitions++;
+    s->contended += (uint64_t)contended;
+    hist_record(&s->wait, now - asked);
+    s->acquired_at = now;
+}
+
+/* How long store_lock spins before it queues: STORE_SPIN_PAUSES pause
+ * instructions, each followed by a look at held, so at most about 20 us
+ * on this project's test machine (a 2-core AMD EPYC VM, where a pause took
+ * 18.8 to 18.9 ns: 10^6 of them timed three times, 2026-11-22 15:04 UTC).
+ * Queueing costs the waiter a futex wait and a context switch, the
+ * releaser a futex wake, and, worse, it keeps held at 1 through the
+ * hand-over until the woken thread runs, so the next asker finds it held
+ * too and queues (a convoy). The bound is set by the holds it waits for: a
+ * batch of up to --batch requests is held 12-20 us on average with the
+ * event driver (p99 about 50 us). A 4 us spin (200 pauses) caught too few
+ * releases to change anything measurable; this one took ssn-bench -P 16
+ * against --io events from 0.44-0.46 to 0.57-0.59 M req/s, and its CPU per
+ * request down 16-21% (docs/PERFORMANCE.md).
+ * A spin that outlasts the hold, or that waits behind a queue, only burns
+ * a CPU the holder or a client could use: hence the bound, and the stop
+ * as soon as anyone queues. */
+#define STORE_SPIN_PAUSES 1000
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* Waits, without handoff, until the lock looks free or someone queues for
+ * it, at most STORE_SPIN_PAUSES pauses. Only a hint: the caller re-checks
+ * under handoff. The FIFO lock's spin stops once a waiter is queued
+ * because the lock then goes to that waiter, never to a spinner: held
+ * stays 1 until the queue is empty. The others' goes on: the spinner may
+ * take the lock ahead of the queue. The order is set before any session. */
+static void spin_until_free(const struct store *st)
+{
+    for (int i = 0; i < STORE_SPIN_PAUSES; i++) {
+        if (!is_held(st) || (st->order == STORE_LOCK_FIFO &&
+            atomic_load_explicit(&st->queued, memory_order_relaxed)))
+            return;
+        cpu_relax();
+    }
+}
+
+/* ---- the bounded order ----------------------------------------------- */
+
+/* Each thread's last STORE_PASS_MAX acquisitions of one store, as the
+ * ticket count then: a waiter whose ticket is above at[i] queued after
+ * that acquisition. One store per thread in the server; a thread that
+ * moves to another store (the unit tests) starts afresh. */
+static _Thread_local struct {
+    const struct store *st;
+    unsigned n;                         /* acquisitions so far */
+    uint64_t at[STORE_PASS_MAX];        /* a ring, at[n % MAX] the oldest */
+    uint64_t last_hold_ns;              /* how long it held it last time */
+} taken;
+
+/* The oldest waiter's ticket, 0 when none; handoff held. */
+static uint64_t oldest_waiter(const struct store *st)
+{
+    return st->woken ? st->woken : st->first ? st->first->ticket : 0;
+}
+
+/* Whether this thread may take the lock, found free, ahead of the waiters:
+ * only when its own last hold was shorter than st->pass_hold_ns and the
+ * oldest waiter queued after its STORE_PASS_MAX-th last acquisition. So
+ * while one waiter waits, each other thread starts at most STORE_PASS_MAX
+ * holds (in its turn or ahead of it), and passes it only after a short
+ * one: a thread that pipelines DIGESTs of 10^6 people (130 ms holds) never
+ * passes, and a waiter waits for at most one long hold of it, as with the
+ * FIFO lock (docs/LIMITS.md). Why 2:
+ * with ssn-bench -c 50 -P 1 against --io threads buffered (2026-11-22,
+ * 15:25-15:35 UTC, the 2-core AMD EPYC machine, 3 s runs), a bound of 1
+ * let the convoy of the FIFO lock back in (29.5k-49.9k req/s against
+ * 29.4k-31.4k FIFO), 2 made as many as the unfair lock (59.8k-62.5k
+ * against 59.4k-64.0k), and 3, 4 and 8 no more. handoff held. */
+static int may_pass(const struct store *st)
+{
+    uint64_t oldest = oldest_waiter(st);
+
+    if (!oldest || taken.st != st)
+        return 1;
+    if (taken.last_hold_ns >= st->pass_hold_ns)
+        return 0;
+    return taken.n < STORE_PASS_MAX ||
+           oldest > taken.at[taken.n % STORE_PASS_MAX];
+}
+
+/* This thread has just taken the lock; handoff held. */
+static void note_taken(const struct store *st)
+{
+    if (taken.st != st) {
+        taken.st = st;
+        taken.n = 0;
+        taken.last_hold_ns = 0;
+    }
+    taken.at[taken.n++ % STORE_PASS_MAX] = st->tickets;
+}
+
+/* Whether a thread that asks now must queue; handoff held. */
+static int must_queue(const struct store *st)
+{
+    if (is_held(st))
+        return 1;
+    switch (st->order) {
+    case STORE_LOCK_FIFO:
+        return st->first != NULL;
+    case STORE_LOCK_BOUNDED:
+        return !may_pass(st);
+    default:
+        return 0;
+    }
+}
+
+int store_lock(struct store *st)
+{
+    uint64_t asked = time_now_ns();
+    int contended = 0;
+    int rc;
+
+    /* Found held: contended, whether the spin gets it or the queue does;
+     * its wait is recorded either way (count_acquired). */
+    if (is_held(st)) {
+        contended = 1;
+        spin_until_free(st);
+    }
+    rc = pthread_mutex_lock(&st->handoff);
+    if (rc)
+        return -rc;
+    if (must_queue(st)) {
+        contended = 1;
+        rc = st->order == STORE_LOCK_FIFO
+             ? wait_turn(st)            /* held stays 1: handed over */
+             : wait_free(st);
+    }
+    set_held(st, 1);
+    if (st->order == STORE_LOCK_BOUNDED)
+        note_taken(st);
+    pthread_mutex_unlock(&st->handoff);
+    if (rc)
+        return rc;
+    count_acquired(st, asked, contended);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+    return 0;
+}
+
+int store_unlock(struct store *st)
+{
+    uint64_t held_ns = time_now_ns() - st->stats.acquired_at;
+
+    hist_record(&st->stats.hold, held_ns);
+    taken.last_hold_ns = held_ns;       /* the holder's own: may_pass's */
+    atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
+    int rc = pthread_mutex_lock(&st->handoff);
+    if (rc)
+        return -rc;
+    struct store_waiter *w = st->first;
+    if (w && !w->notify && st->woken) {
+        set_held(st, 0);                /* bounded: the woken one will try */
+    } else if (w) {                     /* hand over: held stays 1 */
+        st->first = w->next;
+        if (!st->first)
+            st->last = NULL;
+        set_queued(st, -1);
+        w->granted = 1;
+        if (w->notify) {
+            w->notify(w->arg);
+        } else {
+            /* FIFO: handed over; else free, whoever comes first */
+            set_held(st, st->order == STORE_LOCK_FIFO);
+            if (st->order == STORE_LOCK_BOUNDED)
+                st->woken = w->ticket;
+            rc = pthread_cond_signal(&w->wake);
+        }
+    } else {
+        set_held(st, 0);
+    }
+    pthread_mutex_unlock(&st->handoff);
+    return -rc;
+}
+
+void store_set_lock_order(struct store *st, enum store_lock_order order)
+{
+    st->order = order;
+}
+
+static const char *const order_names[] = {
+    [STORE_LOCK_BOUNDED] = "bounded",
+    [STORE_LOCK_FIFO] = "fifo",
+    [STORE_LOCK_UNFAIR] = "unfair",
+};
+
+const char *store_lock_order_name(enum store_lock_order order)
+{
+    return order_names[order];
+}
+
+int store_lock_order_parse(const char *name)
+{
+    for (int o = STORE_LOCK_BOUNDED; o <= STORE_LOCK_UNFAIR; o++)
+        if (strcmp(name, order_names[o]) == 0)
+            return o;
+    return -1;
+}
+
+/* Only the holder ever writes its own id into owner, so a thread reads its
+ * own id there exactly when it holds the lock. */
+int store_lock_owned(const struct store *st)
+{
+    return atomic_load_explicit(&st->owner, memory_order_relaxed) ==
+           (unsigned long)pthread_self();
+}
+
+int store_lock_nowait(struct store *st, struct store_waiter *w)
+{
+    uint64_t asked = time_now_ns();
+    int rc = pthread_mutex_lock(&st->handoff);
+
+    if (rc)
+        return -rc;
+    if (must_queue(st)) {
+        w->asked = asked;
+        enqueue(st, w);
+        pthread_mutex_unlock(&st->handoff);
+        return -EAGAIN;
+    }
+    set_held(st, 1);
+    if (st->order == STORE_LOCK_BOUNDED)
+        note_taken(st);
+    pthread_mutex_unlock(&st->handoff);
+    count_acquired(st, asked, 0);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+    return 0;
+}
+
+void store_lock_adopt(struct store *st, struct store_waiter *w)
+{
+    count_acquired(st, w->asked, 1);
+    atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
+                          memory_order_relaxed);
+}
+
+int store_lock_cancel(struct store *st, struct store_waiter *w)
+{
+    struct store_waiter **p;
+    int granted;
+
+    pthread_mutex_lock(&st->handoff);
+    granted = w->granted;
+    for (p = &st->first; !granted && *p; p = &(*p)->next) {
+        if (*p != w)
+            continue;
+        *p = w->next;
+        set_queued(st, -1);
+        if (st->last == w) {            /* find the new last */
+            struct store_waiter *q = st->first;
+            while (q && q->next)
+                q = q->next;
+            st->last = q;
+        }
+        break;
+    }
+    pthread_mutex_unlock(&st->handoff);
+    return granted;
+}
+
+void store_lock_figures_locked(const struct store *st,
+                               struct store_lock_figures *f)
+{
+    const struct store_lock_stats *s = &st->stats;
+
+    STORE_ASSERT_HELD(st);
+    f->acquisitions = s->acquisitions;
+    f->contended = s->contended;
+    f->wait_us = s->wait.sum / 1000;
+    f->hold_us = s->hold.sum / 1000;
+    f->wait_max_us = s->wait.count ? s->wait.max / 1000 : 0;
+    f->hold_max_us = s->hold.count ? s->hold.max / 1000 : 0;
+    f->wait_p99_us = hist_percentile(&s->wait, 99) / 1000;
+    f->hold_p99_us = hist_percentile(&s->hold, 99) / 1000;
+}
+
+/* The holder's own hold goes on: its start time is kept. */
+void store_lock_reset_locked(struct store *st)
+{
+    STORE_ASSERT_HELD(st);
+    st->stats.acquisitions = st->stats.contended = 0;
+    hist_init(&st->stats.wait);
+    hist_init(&st->stats.hold);
+}
