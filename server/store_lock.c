@@ -224,9 +224,11 @@ static int may_pass(const struct store *st)
            oldest > taken.at[taken.n % STORE_PASS_MAX];
 }
 
-/* This thread has just taken the lock; handoff held. */
+/* This thread has just taken the lock (bounded order only); handoff held. */
 static void note_taken(const struct store *st)
 {
+    if (st->order != STORE_LOCK_BOUNDED)
+        return;
     if (taken.st != st) {
         taken.st = st;
         taken.n = 0;
@@ -272,8 +274,7 @@ int store_lock(struct store *st)
              : wait_free(st);
     }
     set_held(st, 1);
-    if (st->order == STORE_LOCK_BOUNDED)
-        note_taken(st);
+    note_taken(st);
     pthread_mutex_unlock(&st->handoff);
     if (rc)
         return rc;
@@ -364,8 +365,7 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
         return -EAGAIN;
     }
     set_held(st, 1);
-    if (st->order == STORE_LOCK_BOUNDED)
-        note_taken(st);
+    note_taken(st);
     pthread_mutex_unlock(&st->handoff);
     count_acquired(st, asked, 0);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
