@@ -69,12 +69,12 @@ struct store_waiter {
 };
 
 /* In what order the store lock goes to those who ask (--lock-order).
- * bounded: a thread that finds it free takes it, unless a waiter queued
- *   before its STORE_PASS_MAX-th last acquisition is still waiting, or its
- *   own last hold was long (STORE_PASS_HOLD_NS); so no waiter waits for
- *   more than STORE_PASS_MAX short holds of each other thread, or one
- *   long one, and a thread that asks again at once usually keeps going
- *   (no convoy).
+ * bounded: a thread that finds it free takes it, waiters or not, until
+ *   the holds since the oldest waiter queued (the one in progress then
+ *   included) add up to STORE_PASS_BUDGET_NS; from then on nobody passes
+ *   that waiter. So no waiter waits for more than that budget of the
+ *   others' holding, or one long hold, before its turn comes, and a
+ *   thread that asks again at once usually keeps going (no convoy).
  * fifo: store_unlock hands it straight to the longest waiter, so a thread
  *   that releases it and asks again queues behind everyone waiting; no
  *   waiter waits for more than one hold of each other thread, and every
@@ -87,16 +87,12 @@ enum store_lock_order {
     STORE_LOCK_UNFAIR,
 };
 
-/* How many times a thread may take the store lock while one waiter waits,
- * in the bounded order (store_lock.c says why 2). */
-#ifndef STORE_PASS_MAX
-#define STORE_PASS_MAX 2
-#endif
-/* ... and only after a hold of its own shorter than this (nanoseconds):
- * a request of the everyday kind holds the lock 1 to 20 us, a DIGEST or a
- * fine PRINT of 10^6 people 100 ms and more. */
-#ifndef STORE_PASS_HOLD_NS
-#define STORE_PASS_HOLD_NS (100 * 1000)
+/* How much lock holding, in nanoseconds and in total over all threads,
+ * may pass the oldest waiter in the bounded order (store_lock.c says why
+ * 100 us): a request of the everyday kind holds the lock 1 to 20 us, a
+ * DIGEST or a fine PRINT of 10^6 people 100 ms and more. */
+#ifndef STORE_PASS_BUDGET_NS
+#define STORE_PASS_BUDGET_NS (100 * 1000)
 #endif
 
 struct store {
@@ -119,8 +115,12 @@ struct store {
     uint64_t woken;             /* bounded: the ticket of the thread woken
                                    and not yet running, 0 when none; under
                                    handoff */
-    uint64_t pass_hold_ns;      /* STORE_PASS_HOLD_NS; a unit test may set
-                                   it before any thread takes the lock */
+    uint64_t pass_for;          /* bounded: the oldest waiter's ticket at
+                                   the last release, 0 when none ... */
+    uint64_t passed_ns;         /* ... and the holds that ended since it
+                                   queued, summed; both under handoff */
+    uint64_t pass_budget_ns;    /* STORE_PASS_BUDGET_NS; a unit test may
+                                   set it before any thread takes the lock */
     struct store_waiter *first, *last;  /* waiters; protected by handoff */
     atomic_ulong owner;         /* the pthread_t holding the store lock, 0
                                    when none; written only by the holder */

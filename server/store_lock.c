@@ -21,7 +21,8 @@ int store_lock_init(struct store *st)
     atomic_init(&st->queued, 0);
     st->order = STORE_LOCK_BOUNDED;
     st->tickets = st->woken = 0;
-    st->pass_hold_ns = STORE_PASS_HOLD_NS;
+    st->pass_budget_ns = STORE_PASS_BUDGET_NS;
+    st->pass_for = st->passed_ns = 0;
     st->first = st->last = NULL;
     atomic_init(&st->owner, 0);
     st->stats.acquisitions = st->stats.contended = 0;
@@ -182,59 +183,53 @@ static void spin_until_free(const struct store *st)
 
 /* ---- the bounded order ----------------------------------------------- */
 
-/* Each thread's last STORE_PASS_MAX acquisitions of one store, as the
- * ticket count then: a waiter whose ticket is above at[i] queued after
- * that acquisition. One store per thread in the server; a thread that
- * moves to another store (the unit tests) starts afresh. */
-static _Thread_local struct {
-    const struct store *st;
-    unsigned n;                         /* acquisitions so far */
-    uint64_t at[STORE_PASS_MAX];        /* a ring, at[n % MAX] the oldest */
-    uint64_t last_hold_ns;              /* how long it held it last time */
-} taken;
-
 /* The oldest waiter's ticket, 0 when none; handoff held. */
 static uint64_t oldest_waiter(const struct store *st)
 {
     return st->woken ? st->woken : st->first ? st->first->ticket : 0;
 }
 
-/* Whether this thread may take the lock, found free, ahead of the waiters:
- * only when its own last hold was shorter than st->pass_hold_ns and the
- * oldest waiter queued after its STORE_PASS_MAX-th last acquisition. So
- * while one waiter waits, each other thread starts at most STORE_PASS_MAX
- * holds (in its turn or ahead of it), and passes it only after a short
- * one: a thread that pipelines DIGESTs of 10^6 people (130 ms holds) never
- * passes, and a waiter waits for at most one long hold of it, as with the
- * FIFO lock (docs/LIMITS.md). Why 2:
- * with ssn-bench -c 50 -P 1 against --io threads buffered (2026-11-22,
- * 15:25-15:35 UTC, the 2-core AMD EPYC machine, 3 s runs), a bound of 1
- * let the convoy of the FIFO lock back in (29.5k-49.9k req/s against
- * 29.4k-31.4k FIFO), 2 made as many as the unfair lock (59.8k-62.5k
- * against 59.4k-64.0k), and 3, 4 and 8 no more. handoff held. */
+/* Whether a thread may take the lock, found free, ahead of the waiters:
+ * only while the holds since the oldest waiter queued, by every thread
+ * and the one in progress then included, add up to less than
+ * st->pass_budget_ns (note_released sums them). Once they reach it the
+ * lock waits for that waiter, however long it takes to run; the next
+ * oldest then starts a budget of its own. So the oldest waiter waits
+ * for at most the budget of others' holding plus one hold, and each one
+ * behind it for as much again per waiter ahead. One DIGEST of 10^6 people
+ * (130 ms) spends a budget alone: a FIND waits for one DIGEST, as with
+ * the FIFO lock (docs/LIMITS.md). Threads that ask again at once keep the
+ * lock without a context switch for the rest of it.
+ * Why a total and 100 us: ssn-bench -c 50 -P 16 (FIND, 10^5 people)
+ * against --io threads buffered, 3 s runs on the 2-core AMD EPYC machine
+ * (2026-11-22, 17:36-17:40 UTC). A bound per thread (each other thread
+ * takes it at most K times while one waits) made every thread queue in
+ * turn, a context switch per request at K = 2: 109k-110k req/s, and at K
+ * = 32 and 64 0.42-0.49 M. This budget: 0.55-0.64 M, as many as no bound
+ * at all (0.56-0.71 M); 1 ms made no more (0.57-0.70 M). A budget of
+ * waiting time instead (1 ms) convoyed: on 2 CPUs with 50 threads a woken
+ * thread often waits that long to run, so every waiter soon looked
+ * starved (27.8k-49.5k req/s at 1 in flight). handoff held. */
 static int may_pass(const struct store *st)
 {
     uint64_t oldest = oldest_waiter(st);
 
-    if (!oldest || taken.st != st)
-        return 1;
-    if (taken.last_hold_ns >= st->pass_hold_ns)
-        return 0;
-    return taken.n < STORE_PASS_MAX ||
-           oldest > taken.at[taken.n % STORE_PASS_MAX];
+    return !oldest || oldest != st->pass_for ||
+           st->passed_ns < st->pass_budget_ns;
 }
 
-/* This thread has just taken the lock (bounded order only); handoff held. */
-static void note_taken(const struct store *st)
+/* A hold of held_ns has just ended: it counts against the oldest waiter's
+ * budget, which starts afresh when the oldest waiter changes. Every order
+ * keeps the sum; only the bounded one reads it. handoff held. */
+static void note_released(struct store *st, uint64_t held_ns)
 {
-    if (st->order != STORE_LOCK_BOUNDED)
-        return;
-    if (taken.st != st) {
-        taken.st = st;
-        taken.n = 0;
-        taken.last_hold_ns = 0;
+    uint64_t oldest = oldest_waiter(st);
+
+    if (oldest != st->pass_for) {
+        st->pass_for = oldest;
+        st->passed_ns = 0;
     }
-    taken.at[taken.n++ % STORE_PASS_MAX] = st->tickets;
+    st->passed_ns += held_ns;
 }
 
 /* Whether a thread that asks now must queue; handoff held. */
@@ -274,7 +269,6 @@ int store_lock(struct store *st)
              : wait_free(st);
     }
     set_held(st, 1);
-    note_taken(st);
     pthread_mutex_unlock(&st->handoff);
     if (rc)
         return rc;
@@ -289,11 +283,11 @@ int store_unlock(struct store *st)
     uint64_t held_ns = time_now_ns() - st->stats.acquired_at;
 
     hist_record(&st->stats.hold, held_ns);
-    taken.last_hold_ns = held_ns;       /* the holder's own: may_pass's */
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
     int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
         return -rc;
+    note_released(st, held_ns);
     struct store_waiter *w = st->first;
     if (w && !w->notify && st->woken) {
         set_held(st, 0);                /* bounded: the woken one will try */
@@ -365,7 +359,6 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
         return -EAGAIN;
     }
     set_held(st, 1);
-    note_taken(st);
     pthread_mutex_unlock(&st->handoff);
     count_acquired(st, asked, 0);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),

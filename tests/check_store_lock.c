@@ -1,14 +1,16 @@
 /* check_store_lock.c -- unit tests for the store lock itself (store_lock.c):
  * mutual exclusion in each order; the FIFO lock's hand-over in arrival
  * order, to the waiters before a holder that asks again at once; the
- * bounded lock's bound (a thread takes it at most STORE_PASS_MAX times
- * while one waiter waits, even a waiter woken and not yet running); the
- * unfair lock's waiter that is always woken in the end (no lost wake-up),
- * and its event-loop waiters, still handed the lock in turn. */
+ * bounded lock's budget (threads take it ahead of a waiter, even one woken
+ * and not yet running, only while their holds since it queued add up to
+ * less than STORE_PASS_BUDGET_NS); the unfair lock's waiter that is always
+ * woken in the end (no lost wake-up), and its event-loop waiters, still
+ * handed the lock in turn. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
 #include "suites.h"
 #include "../common/timeutil.h"
 #include "../server/lockmode.h"
@@ -165,75 +167,97 @@ END_TEST
 
 /* ---- the bounded lock -------------------------------------------------- */
 
-static atomic_int passes;               /* the passer's acquisitions */
-static atomic_int passer_ready, passer_go;
+#define PASS_MAX 64
 
-/* Takes the lock once before W queues (so that its count of acquisitions
- * has one from before W), for 2 ms when *arg, then, told to,
- * STORE_PASS_MAX + 1 times. */
-static void *pass_thrice(void *arg)
+static struct {
+    atomic_int go;
+    uint64_t hold_ns;                   /* each of its holds */
+    int n;                              /* its acquisitions */
+    int w_done[PASS_MAX];               /* had W had the lock by then? */
+    uint64_t spent[PASS_MAX];           /* st.passed_ns after each hold */
+} passer;
+
+/* Told to go, takes the lock again and again, holding it hold_ns each
+ * time, until it gets it after W (the only other taker) did. */
+static void *pass_while_allowed(void *arg)
 {
-    store_lock(&st);
-    if (*(int *)arg)
-        time_sleep_ns(2 * TIME_NS_PER_MS);
-    store_unlock(&st);
-    atomic_store(&passer_ready, 1);
-    while (!atomic_load(&passer_go))
+    (void)arg;
+    while (!atomic_load(&passer.go))
         sched_yield();
-    for (int i = 0; i < STORE_PASS_MAX + 1; i++) {
+    for (int i = 0; i < PASS_MAX; i++) {
         store_lock(&st);
-        atomic_fetch_add(&passes, 1);
+        int done = passer.w_done[i] = atomic_load(&turn) > 0;
+        passer.n = i + 1;
+        if (!done)
+            time_sleep_ns(passer.hold_ns);
         store_unlock(&st);
+        pthread_mutex_lock(&st.handoff);
+        passer.spent[i] = st.passed_ns;
+        pthread_mutex_unlock(&st.handoff);
+        if (done)
+            break;
     }
     return NULL;
 }
 
 /* W waits; the holder lets go, which wakes W, but W cannot run yet. A
- * thread that asks meanwhile takes the free lock ahead of W, at most
- * STORE_PASS_MAX times (the loop's 0: its holds count as short, however a
- * busy machine stretches them), or not at all after a long hold of its own
- * (1: 2 ms, against the 100 us of STORE_PASS_HOLD_NS); then it queues,
- * and W, let run, takes it first. */
-START_TEST(test_store_lock_bounded_passes_a_waiter_at_most_twice)
+ * thread that asks meanwhile takes the free lock ahead of W while the
+ * holds since W queued (the holder's included) add up to less than the
+ * budget; then it queues, and W, let run, takes it first.
+ * 0: a 200 ms budget, 20 ms holds: a few passes, then a queue just when
+ * the sum reaches the budget (however a busy machine stretches the holds).
+ * 1: the holder's own hold (5 ms) spends a 2 ms budget: no pass at all. */
+START_TEST(test_store_lock_bounded_passes_within_budget)
 {
     struct taker w = { .got = -1 };
     struct sigaction sa = { .sa_handler = freeze }, old;
     pthread_t p;
-    int allowed = _i ? 0 : STORE_PASS_MAX, long_hold = _i;
+    uint64_t budget = (_i ? 2 : 200) * TIME_NS_PER_MS;
 
     ck_assert_int_eq(st.order, STORE_LOCK_BOUNDED);     /* the default */
-    ck_assert_uint_eq(st.pass_hold_ns, STORE_PASS_HOLD_NS);
-    ck_assert_uint_lt(STORE_PASS_HOLD_NS, 2 * TIME_NS_PER_MS);
-    if (!_i)
-        st.pass_hold_ns = 60000 * TIME_NS_PER_MS;
+    ck_assert_uint_eq(st.pass_budget_ns, STORE_PASS_BUDGET_NS);
+    st.pass_budget_ns = budget;
+    memset(&passer, 0, sizeof(passer));
+    passer.hold_ns = 20 * TIME_NS_PER_MS;
     atomic_store(&turn, 0);
     atomic_store(&frozen, 0);
     atomic_store(&thaw, 0);
-    atomic_store(&passes, 0);
-    atomic_store(&passer_ready, 0);
-    atomic_store(&passer_go, 0);
     ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
-    ck_assert_int_eq(pthread_create(&p, NULL, pass_thrice, &long_hold), 0);
-    while (!atomic_load(&passer_ready))
-        sched_yield();
+    ck_assert_int_eq(pthread_create(&p, NULL, pass_while_allowed, NULL), 0);
     ck_assert_int_eq(store_lock(&st), 0);
     ck_assert_int_eq(pthread_create(&w.tid, NULL, take_once, &w), 0);
     wait_queued(1);
     pthread_kill(w.tid, SIGUSR2);
     while (!atomic_load(&frozen))
         sched_yield();
+    if (_i)
+        time_sleep_ns(5 * TIME_NS_PER_MS);
     store_unlock(&st);                  /* W is woken, and frozen */
     ck_assert_int_eq(st.held, 0);
     ck_assert_uint_ne(st.woken, 0);
-    atomic_store(&passer_go, 1);
+    atomic_store(&passer.go, 1);
     wait_queued(1);                     /* when it may pass no more */
-    ck_assert_int_eq(atomic_load(&passes), allowed);
+    int passes = passer.n;
     ck_assert_int_eq(w.got, -1);
+    if (_i) {
+        ck_assert_int_eq(passes, 0);
+    } else {
+        /* Each hold is >= 20 ms, so at most 10 fit under 200 ms. */
+        ck_assert_int_ge(passes, 2);
+        ck_assert_int_le(passes, 10);
+        ck_assert_uint_lt(passer.spent[passes - 2], budget);
+    }
+    pthread_mutex_lock(&st.handoff);
+    ck_assert_uint_ge(st.passed_ns, budget);
+    pthread_mutex_unlock(&st.handoff);
     atomic_store(&thaw, 1);
     pthread_join(w.tid, NULL);
     pthread_join(p, NULL);
-    ck_assert_int_eq(w.got, 0);         /* W before the one that queued */
-    ck_assert_int_eq(atomic_load(&passes), STORE_PASS_MAX + 1);
+    ck_assert_int_eq(w.got, 0);
+    ck_assert_int_eq(passer.n, passes + 1);
+    for (int i = 0; i < passes; i++)
+        ck_assert_int_eq(passer.w_done[i], 0);
+    ck_assert_int_eq(passer.w_done[passes], 1); /* W before the passer */
     ck_assert_int_eq(st.held, 0);
     ck_assert_uint_eq(st.woken, 0);
     ck_assert_ptr_null(st.first);
@@ -328,7 +352,7 @@ static Suite *store_lock_suite(void)
     tcase_add_loop_test(tc, test_store_lock_excludes, STORE_LOCK_BOUNDED,
                         STORE_LOCK_UNFAIR + 1);
     tcase_add_test(tc, test_store_lock_fifo_hands_over_in_arrival_order);
-    tcase_add_loop_test(tc, test_store_lock_bounded_passes_a_waiter_at_most_twice,
+    tcase_add_loop_test(tc, test_store_lock_bounded_passes_within_budget,
                         0, 2);
     tcase_add_test(tc, test_store_lock_unfair_waiter_gets_it);
     tcase_add_test(tc, test_store_lock_unfair_hands_to_event_waiter);

@@ -355,8 +355,9 @@ case_memory() {
 # --race-window 2000: each ADD holds the store lock ~2 ms. A pipelines 400
 # ADDs (one read, one batch); B then asks one FIND. A plain mutex may let
 # A's thread take the lock back before B's wakes, and B wait for A's whole
-# batch; the store lock's bounded order lets A's thread take it at most
-# twice more once B waits (the FIFO order of before: once). (On a 2-core
+# batch; the store lock's bounded order lets others pass B for at most
+# 100 us of holding in all, which the ADD B queued behind has spent alone
+# (the FIFO order of before: one ADD too). (On a 2-core
 # Linux 6.18 machine the old plain mutex was not starved this way either:
 # B got its answer in 1 to 46 ms over 30 runs, against 1 to 6 ms with the
 # FIFO lock. So this guards the hand-off more than it proves it.)
