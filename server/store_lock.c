@@ -101,8 +101,8 @@ static int wait_turn(struct store *st)
  * woken. A thread that releases the lock and asks again at once thus keeps
  * it without a context switch, where the FIFO lock would switch to the
  * waiter every time: the convoy docs/PERFORMANCE.md measures. In the
- * bounded order only STORE_PASS_MAX times while the waiter waits (may_pass),
- * and store_unlock wakes nobody while a woken waiter has not run yet
+ * bounded order only until the waiter's budget is spent (may_pass), and
+ * store_unlock wakes nobody while a woken waiter has not run yet
  * (st->woken): it will try. handoff held. */
 static int wait_free(struct store *st)
 {
