@@ -225,7 +225,7 @@ END_TEST
 START_TEST(test_store_foreach_stops_early)
 {
     struct collect c = { .stop_at = 3 };
-    char first[8];
+    char first[16];
 
     for (int i = 0; i < 10; i++) {
         snprintf(first, sizeof(first), "p%d", i);
