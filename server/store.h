@@ -99,7 +99,7 @@ struct store {
     /* The store lock guards tree, version, the caches below and every entry
      * linked into the tree. When it is taken and for how long is the
      * policy's choice; in what order, store_set_lock_order's. handoff, a
-     * short-held mutex, guards only the lock's own state: held, the
+     * short-held (adaptive) mutex, guards only the lock's own state: held, the
      * waiter queue and the tickets. In the fifo order held stays 1 while
      * anyone is queued (store_unlock hands over without clearing it), so
      * held == 0 means free with nobody waiting; in the others held may be
