@@ -1,7 +1,6 @@
 /* entry.c -- validation, construction, ordering and formatting of one
  * person (entry.h). */
 #include <assert.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
@@ -153,24 +152,83 @@ int person_cmp(const struct person *a, const struct person *b)
     return names_cmp(a->last, a->first, b->last, b->first);
 }
 
-/* The one formatter of each line, for both forms: the bytes cannot differ. */
+/* Builders for the two line forms below, which run under the store lock
+ * for FIND (one per request) and PRINT (one per person): snprintf's format
+ * parsing cost more than the rest of a FIND's hold (2.7% of the server's
+ * samples at 16 in flight, 2026-11-22 18:07 UTC). tests/check_entry.c
+ * checks the bytes against printf's. */
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static char *put_pad(char *p, size_t have, size_t width)
+{
+    if (have < width) {
+        memset(p, ' ', width - have);
+        p += width - have;
+    }
+    return p;
+}
+
+/* v in decimal, right-aligned in width columns (printf's %*d). */
+static char *put_int(char *p, int v, size_t width)
+{
+    char digits[12];
+    char *d = digits + sizeof(digits);
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+
+    do
+        *--d = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0)
+        *--d = '-';
+    size_t n = (size_t)(digits + sizeof(digits) - d);
+    p = put_pad(p, n, width);
+    memcpy(p, d, n);
+    return p + n;
+}
+
+/* The one formatter of each line, for both forms: the bytes cannot differ.
+ * PRINT's is printf's "%-30s -- %11s %4d\n" of "last, first", the ssn and
+ * the age; the dump's "%s %s %d %s\n" of last, first, age and ssn. The
+ * longest line (two 63-byte names) is 148 bytes, under ENTRY_LINE_MAX. */
 static size_t format_print(const char *last, const char *first,
                            const char *ssn, int age, char *buf)
 {
-    char name[2 * ENTRY_NAME_MAX + 3];
+    char *p = put_str(buf, last);
 
-    snprintf(name, sizeof(name), "%s, %s", last, first);
-    int n = snprintf(buf, ENTRY_LINE_MAX, "%-30s -- %11s %4d\n",
-                     name, ssn, age);
-    return (size_t)n;
+    *p++ = ',';
+    *p++ = ' ';
+    p = put_str(p, first);
+    p = put_pad(p, (size_t)(p - buf), 30);
+    p = put_str(p, " -- ");
+    p = put_pad(p, strlen(ssn), ENTRY_SSN_LEN);
+    p = put_str(p, ssn);
+    *p++ = ' ';
+    p = put_int(p, age, 4);
+    *p++ = '\n';
+    *p = '\0';
+    return (size_t)(p - buf);
 }
 
 static size_t format_dump(const char *last, const char *first,
                           const char *ssn, int age, char *buf)
 {
-    int n = snprintf(buf, ENTRY_LINE_MAX, "%s %s %d %s\n",
-                     last, first, age, ssn);
-    return (size_t)n;
+    char *p = put_str(buf, last);
+
+    *p++ = ' ';
+    p = put_str(p, first);
+    *p++ = ' ';
+    p = put_int(p, age, 0);
+    *p++ = ' ';
+    p = put_str(p, ssn);
+    *p++ = '\n';
+    *p = '\0';
+    return (size_t)(p - buf);
 }
 
 size_t entry_format_print(const struct entry *e, char *buf)

@@ -99,8 +99,8 @@ struct store {
     /* The store lock guards tree, version, the caches below and every entry
      * linked into the tree. When it is taken and for how long is the
      * policy's choice; in what order, store_set_lock_order's. handoff, a
-     * short-held (adaptive) mutex, guards only the lock's own state: held, the
-     * waiter queue and the tickets. In the fifo order held stays 1 while
+     * short-held (adaptive) mutex, guards only the lock's own state: held,
+     * the waiter queue and the tickets. In the fifo order held stays 1 while
      * anyone is queued (store_unlock hands over without clearing it), so
      * held == 0 means free with nobody waiting; in the others held may be
      * 0 with threads queued (store.c says what that buys and costs). */

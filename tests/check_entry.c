@@ -244,6 +244,8 @@ START_TEST(test_entry_format_print_matches_printf)
     static const struct { const char *first, *last; int age; } cases[] = {
         { "a", "b", 0 }, { "Ann", "Smith", 7 }, { "Bob", "Doe", 150 },
         { "Twentyeight-chars-long-name", "X", 99 },    /* name exactly 30 */
+        { "Twentyseven-chars-long-nam", "X", 10 },     /* 29 */
+        { "Twentynine-chars-long-name-x", "X", 100 },  /* 31 */
         { "Zo\xc3\xab", "M\xc3\xbcller", 31 },
     };
     char buf[ENTRY_LINE_MAX], want[400], name[160];
@@ -254,6 +256,35 @@ START_TEST(test_entry_format_print_matches_printf)
         snprintf(name, sizeof(name), "%s, %s", cases[i].last, cases[i].first);
         snprintf(want, sizeof(want), "%-30s -- %11s %4d\n", name,
                  "987-65-4321", cases[i].age);
+        ck_assert_str_eq(buf, want);
+        ck_assert_uint_eq(n, strlen(want));
+        n = DUMP_LINE(cases[i].first, cases[i].last, cases[i].age,
+                      "987-65-4321", buf);
+        snprintf(want, sizeof(want), "%s %s %d %s\n", cases[i].last,
+                 cases[i].first, cases[i].age, "987-65-4321");
+        ck_assert_str_eq(buf, want);
+        ck_assert_uint_eq(n, strlen(want));
+    }
+}
+END_TEST
+
+/* The plain form takes any int, as printf's %4d and %d would. */
+START_TEST(test_entry_format_any_int_as_printf)
+{
+    static const int ages[] = { -5, -1234, 12345, 2147483647, -2147483647 - 1 };
+    char buf[ENTRY_LINE_MAX], want[200];
+    struct person p;
+
+    for (size_t i = 0; i < sizeof(ages) / sizeof(ages[0]); i++) {
+        make_person(&p, "Al", "Bo", 0, "123-45-6789");
+        p.age = ages[i];
+        size_t n = person_format_print(&p, buf);
+        snprintf(want, sizeof(want), "%-30s -- %11s %4d\n", "Bo, Al",
+                 "123-45-6789", ages[i]);
+        ck_assert_str_eq(buf, want);
+        ck_assert_uint_eq(n, strlen(want));
+        n = person_format_dump(&p, buf);
+        snprintf(want, sizeof(want), "Bo Al %d 123-45-6789\n", ages[i]);
         ck_assert_str_eq(buf, want);
         ck_assert_uint_eq(n, strlen(want));
     }
@@ -347,6 +378,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_cmp_bytewise);
     tcase_add_test(core, test_entry_cmp_ignores_age_and_ssn);
     tcase_add_test(core, test_entry_format_print_exact);
+    tcase_add_test(core, test_entry_format_any_int_as_printf);
     tcase_add_test(core, test_entry_format_print_matches_printf);
     tcase_add_test(core, test_entry_format_dump_exact);
     tcase_add_test(core, test_entry_format_dump_age_without_zeros);
