@@ -72,9 +72,10 @@ struct store_waiter {
  * bounded: a thread that finds it free takes it, waiters or not, until
  *   the holds since the oldest waiter queued (the one in progress then
  *   included) add up to STORE_PASS_BUDGET_NS; from then on nobody passes
- *   that waiter. So no waiter waits for more than that budget of the
- *   others' holding, or one long hold, before its turn comes, and a
- *   thread that asks again at once usually keeps going (no convoy).
+ *   that waiter. So the oldest waiter waits for no more than that budget
+ *   of the others' holding, or one long hold, and each one behind it for
+ *   as much again per waiter ahead; a thread that asks again at once
+ *   usually keeps going (no convoy).
  * fifo: store_unlock hands it straight to the longest waiter, so a thread
  *   that releases it and asks again queues behind everyone waiting; no
  *   waiter waits for more than one hold of each other thread, and every
@@ -103,7 +104,8 @@ struct store {
      * the waiter queue and the tickets. In the fifo order held stays 1 while
      * anyone is queued (store_unlock hands over without clearing it), so
      * held == 0 means free with nobody waiting; in the others held may be
-     * 0 with threads queued (store.c says what that buys and costs). */
+     * 0 with threads queued (store_lock.c says what that buys and
+     * costs). */
     pthread_mutex_t handoff;
     atomic_int held;            /* written under handoff; store_lock's
                                    spin also reads it without handoff, as
