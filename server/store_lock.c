@@ -80,8 +80,7 @@ static void set_queued(struct store *st, int change)
                           memory_order_relaxed);
 }
 
-/* Queues behind the threads already waiting; handoff is held on entry and
- * on return. Returns 0 once the lock was handed over, or -errno. */
+/* Puts w at the tail of the queue, with the next ticket; handoff held. */
 static void enqueue(struct store *st, struct store_waiter *w)
 {
     w->granted = 0;
@@ -95,6 +94,7 @@ static void enqueue(struct store *st, struct store_waiter *w)
     set_queued(st, +1);
 }
 
+/* Puts w, which keeps its ticket, back at the head; handoff held. */
 static void enqueue_front(struct store *st, struct store_waiter *w)
 {
     w->granted = 0;
@@ -105,30 +105,20 @@ static void enqueue_front(struct store *st, struct store_waiter *w)
     set_queued(st, +1);
 }
 
-static int wait_turn(struct store *st)
-{
-    struct store_waiter w = { .notify = NULL };
-    int rc = pthread_cond_init(&w.wake, NULL);
-
-    if (rc)
-        return -rc;
-    enqueue(st, &w);
-    while (!w.granted && rc == 0)
-        rc = pthread_cond_wait(&w.wake, &st->handoff);
-    pthread_cond_destroy(&w.wake);
-    return -rc;     /* a failed wait leaves w queued: the lock is broken */
-}
-
-/* The wait of the bounded and unfair orders: store_unlock frees the lock
- * and wakes the first waiter, which takes it only if nobody took it first;
- * a waiter that lost it goes back to the head of the queue, the next to be
- * woken. A thread that releases the lock and asks again at once thus keeps
- * it without a context switch, where the FIFO lock would switch to the
- * waiter every time: the convoy docs/PERFORMANCE.md measures. In the
- * bounded order only until the waiter's budget is spent (may_pass), and
- * store_unlock wakes nobody while a woken waiter has not run yet
- * (st->woken): it will try. handoff held. */
-static int wait_free(struct store *st)
+/* Queues behind the threads already waiting and sleeps until woken;
+ * handoff held on entry and on return. Returns 0 once this thread may take
+ * the lock, or -errno (a failed wait leaves w queued: the lock is broken).
+ * fifo: store_unlock hands the lock over (held stays 1), so a grant is the
+ * lock. bounded and unfair: store_unlock frees it and wakes the first
+ * waiter, which takes it only if nobody took it first; one that lost it
+ * goes back to the head of the queue, the next to be woken. A thread that
+ * releases the lock and asks again at once thus keeps it without a
+ * context switch, where the FIFO lock would switch to the waiter every
+ * time: the convoy docs/PERFORMANCE.md measures. In the bounded order
+ * only until the waiter's budget is spent (may_pass), and store_unlock
+ * wakes nobody while a woken waiter has not run yet (st->woken): it will
+ * try. */
+static int wait_queued(struct store *st)
 {
     struct store_waiter w = { .notify = NULL };
     int rc = pthread_cond_init(&w.wake, NULL);
@@ -141,7 +131,7 @@ static int wait_free(struct store *st)
             rc = pthread_cond_wait(&w.wake, &st->handoff);
         if (st->woken == w.ticket)
             st->woken = 0;              /* running: the next may be woken */
-        if (rc || !is_held(st))
+        if (rc || st->order == STORE_LOCK_FIFO || !is_held(st))
             break;
         enqueue_front(st, &w);
     }
@@ -288,9 +278,7 @@ int store_lock(struct store *st)
         return -rc;
     if (must_queue(st)) {
         contended = 1;
-        rc = st->order == STORE_LOCK_FIFO
-             ? wait_turn(st)            /* held stays 1: handed over */
-             : wait_free(st);
+        rc = wait_queued(st);
     }
     set_held(st, 1);
     pthread_mutex_unlock(&st->handoff);
