@@ -178,6 +178,13 @@ static void drain(struct store_index *ix, size_t step)
         table_free(o);
 }
 
+/* Whether n entries would fill more than three quarters of slots: the
+ * table always keeps a quarter empty, so every probe run ends. */
+static int too_full(size_t n, size_t slots)
+{
+    return n * 4 > slots * 3;
+}
+
 /* Twice the slots: the full table becomes the old one, drained from an
  * empty slot on. Returns 0, or -1 when there is no memory for it. */
 static int grow(struct store_index *ix)
@@ -202,7 +209,7 @@ void sindex_reserve(struct store_index *ix, size_t n)
 
     if (!sindex_on(ix) || ix->count || ix->old.slots)
         return;
-    while (n * 4 > slots * 3)
+    while (too_full(n, slots))
         slots *= 2;
     if (slots == ix->now.mask + 1 || table_new(&t, slots))
         return;                         /* no memory: grow as it goes */
@@ -217,10 +224,11 @@ void sindex_insert(struct store_index *ix, struct entry *e, uint64_t h)
     if (!sindex_on(ix))
         return;
     drain(ix, SINDEX_DRAIN_STEP);
-    /* At most three quarters full; an address beyond 48 bits cannot be
-     * packed with its tag. Either way the tree still finds everyone. */
+    /* An address beyond 48 bits cannot be packed with its tag, and
+     * without memory to grow there is no room. Either way the tree still
+     * finds everyone. */
     if (addr & ~ADDR_MASK ||
-        ((ix->count + 1) * 4 > (ix->now.mask + 1) * 3 && grow(ix))) {
+        (too_full(ix->count + 1, ix->now.mask + 1) && grow(ix))) {
         turn_off(ix);
         return;
     }
