@@ -58,8 +58,14 @@ $(LIBCOMMON): $(COMMON_OBJS)
 
 # ---- server/: one set of objects; one tiny object per mode picks the row
 # of the lock policy table (server/lockmode_build.c) --------------------
-SERVER_SRCS := $(filter-out server/lockmode_build.c,$(wildcard server/*.c))
+# The core is flat in server/; the network drivers in server/net/ and the
+# journal in server/journal/ include across folders as "net/x.h" and
+# "journal/journal.h", so -Iserver is the one include path they add.
+SERVER_SRCS := $(filter-out server/lockmode_build.c,\
+                 $(wildcard server/*.c server/net/*.c server/journal/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/server/%.o: CFLAGS_ALL += -Iserver
 SERVERS     := $(MODES:%=$(BIN)/ssnserver-%)
 
 mode_macro = LOCK_MODE_$(shell echo $(1) | tr a-z A-Z)
@@ -100,11 +106,13 @@ check: all check-headers
 	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
 
 # Every header compiles on its own: it includes what it uses.
-HEADERS = $(wildcard common/*.h server/*.h client/*.h tools/*.h tests/*.h)
+HEADERS = $(wildcard common/*.h server/*.h server/net/*.h server/journal/*.h \
+            client/*/*.h tools/*.h tools/*/*.h tests/*.h)
 check-headers: | $(DEPS_STAMP)
 	@for h in $(HEADERS); do \
 	    printf '#include "%s"\n' "$$h" | \
 	    $(CC) -std=gnu11 -Wall -Wextra -Werror -D_GNU_SOURCE -Icommon \
+	        -Iserver -Iclient/lib \
 	        $(PKG_CFLAGS) $(CHECK_CFLAGS) -x c -fsyntax-only - \
 	        || { echo "check-headers: $$h does not compile alone"; exit 1; }; \
 	done; echo "check-headers: $(words $(HEADERS)) headers compile alone"

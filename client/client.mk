@@ -3,21 +3,24 @@
 # unit tests) goes into $(CLIENT_LIB); each program's main() stays outside
 # it, because tests/tests.mk links the library into the unit-test runner.
 
-CLIENT_LIB_SRCS := client/names.c client/gen.c client/expect.c \
-                   client/cliutil.c client/net.c client/frame.c \
-                   client/source.c client/pipeline.c \
-                   client/pipeline_sender.c client/pipeline_reader.c \
-                   client/ctl.c client/preload.c
+#
+#   client/lib/     what the clients share (names, generator, pipeline, ...)
+#   client/bench/   ssn-bench
+#   client/killit/  kill_it
+#   client/*.c      the one-file programs, inputgen and inclient
+CLIENT_LIB_SRCS := $(wildcard client/lib/*.c)
 # ssn-bench's dialects and report are pure (bench.h): they go into the
 # library too, so tests/check_bench.c reaches them.
-CLIENT_LIB_SRCS += client/bench_dialect.c client/bench_resp.c \
-                   client/bench_memcache.c client/bench_report.c
+CLIENT_LIB_SRCS += client/bench/bench_dialect.c client/bench/bench_resp.c \
+                   client/bench/bench_memcache.c client/bench/bench_report.c
 CLIENT_LIB_OBJS := $(CLIENT_LIB_SRCS:%.c=$(BUILD)/%.o) \
                    $(BUILD)/client/lastnames_data.o
 CLIENT_LIB      := $(BUILD)/libssnclient.a
 
-KILLIT_OBJS := $(addprefix $(BUILD)/client/,kill_it.o killit_verify.o \
-               killit_run.o killit_report.o findpid.o)
+$(BUILD)/client/%.o: CFLAGS_ALL += -Iclient/lib
+
+KILLIT_OBJS := $(addprefix $(BUILD)/client/killit/,kill_it.o killit_verify.o \
+               killit_run.o killit_report.o)
 
 CLIENT_PROGS := $(BIN)/inputgen $(BIN)/inclient $(BIN)/kill_it
 
@@ -27,7 +30,7 @@ $(CLIENT_LIB): $(CLIENT_LIB_OBJS)
 
 # The bundled last-name list becomes a C string, so every binary carries
 # the same default list whatever directory it runs from.
-$(BUILD)/client/lastnames_data.c: client/lastnames.txt client/client.mk
+$(BUILD)/client/lastnames_data.c: client/lib/lastnames.txt client/client.mk
 	@mkdir -p $(@D)
 	{ echo '/* generated from client/lastnames.txt by client/client.mk */'; \
 	  echo 'const char names_default_text[] ='; \
@@ -58,15 +61,15 @@ clients: $(CLIENT_PROGS)
 # loops and main() stay out of the library. bench-fake is a stand-in Redis
 # or memcached for tests/test-bench.sh; it is never installed.
 SSN_BENCH      := $(BIN)/ssn-bench
-SSN_BENCH_OBJS := $(addprefix $(BUILD)/client/,bench_main.o bench_opts.o \
-                  bench_set.o bench_conn.o)
+SSN_BENCH_OBJS := $(addprefix $(BUILD)/client/bench/,bench_main.o \
+                  bench_opts.o bench_set.o bench_conn.o)
 BENCH_FAKE     := $(BUILD)/client/bench-fake
 
 $(SSN_BENCH): $(SSN_BENCH_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS)
 
-$(BENCH_FAKE): $(BUILD)/client/bench_fake.o
+$(BENCH_FAKE): $(BUILD)/client/bench/bench_fake.o
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
 PROGRAMS += $(SSN_BENCH) $(BENCH_FAKE)

@@ -1,7 +1,7 @@
 /* crc32c.h -- CRC-32C (Castagnoli, the polynomial iSCSI, ext4 and SQLite's
  * WAL-like formats use): the SSE4.2 instruction where the CPU has it, else a
  * table, one byte at a time. Knows nothing of files: the journal
- * (server/journal.c) checks its records with it.
+ * (server/journal/journal.c) checks its records with it.
  *
  * crc32c("123456789", 9) == 0xE3069283 (the standard check value).
  */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "commands.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "lockmode.h"
 #include "log.h"
 #include "reply.h"

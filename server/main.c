@@ -15,16 +15,16 @@
 #include <event2/thread.h>
 #include <openssl/crypto.h>
 #include "digest.h"
-#include "journal.h"
-#include "listener.h"
+#include "journal/journal.h"
+#include "net/listener.h"
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
 #include "server.h"
 #include "session.h"
 #include "stats.h"
-#include "events.h"
-#include "threads.h"
+#include "net/events.h"
+#include "net/threads.h"
 
 #define STOP_GRACE_MS 500       /* sessions get this long to finish their
                                    current request at exit */

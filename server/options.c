@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "journal.h"
+#include "journal/journal.h"
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"

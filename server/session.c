@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "lockmode.h"
 #include "proto.h"
 #include "reply.h"

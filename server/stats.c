@@ -2,7 +2,7 @@
  * an atomic counter, a setting fixed at start-up, or passed in. The
  * gauges (connections_current, entries) and the settings are never reset. */
 #include <stdio.h>
-#include "journal.h"
+#include "journal/journal.h"
 #include "lockmode.h"
 #include "proto.h"
 #include "server.h"

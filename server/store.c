@@ -11,7 +11,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
-#include "journal.h"
+#include "journal/journal.h"
 #include "listing.h"
 #include "lockmode.h"
 #include "store.h"

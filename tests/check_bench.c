@@ -1,4 +1,4 @@
-/* check_bench.c -- ssn-bench's pure parts (client/bench.h) with plain
+/* check_bench.c -- ssn-bench's pure parts (client/bench/bench.h) with plain
  * strings: each dialect's request builder and reply parser, replies split
  * at every byte boundary and fed the way a connection feeds them, the
  * latency formatting (three significant digits, never a bucket edge), and
@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include "suites.h"
 #include "hist.h"
-#include "../client/bench.h"
+#include "../client/bench/bench.h"
 
 #define D_SSN   (&bench_dialect_ssn)
 #define D_REDIS (&bench_dialect_redis)

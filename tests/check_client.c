@@ -1,7 +1,7 @@
 /* check_client.c -- the client side's moving parts without a real server:
- * the latency histogram (common/hist.c), reply framing (client/frame.c),
- * the pipelined session (client/pipeline.c, client/source.c) and the
- * control queries (client/ctl.c) against a small fake server in a thread,
+ * the latency histogram (common/hist.c), reply framing (client/lib/frame.c),
+ * the pipelined session (client/lib/pipeline.c, client/lib/source.c) and the
+ * control queries (client/lib/ctl.c) against a small fake server in a thread,
  * which can answer well, slowly, with garbage, not at all, or hang up.
  */
 #include <arpa/inet.h>
@@ -20,11 +20,11 @@
 #include "outbuf.h"
 #include "proto.h"
 #include "timeutil.h"
-#include "../client/ctl.h"
-#include "../client/frame.h"
-#include "../client/gen.h"
-#include "../client/pipeline.h"
-#include "../client/preload.h"
+#include "../client/lib/ctl.h"
+#include "../client/lib/frame.h"
+#include "../client/lib/gen.h"
+#include "../client/lib/pipeline.h"
+#include "../client/lib/preload.h"
 
 /* ---- hist --------------------------------------------------------------- */
 

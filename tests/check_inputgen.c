@@ -1,6 +1,6 @@
-/* check_inputgen.c -- the request generator (client/gen.c), the name lists
- * (client/names.c), the expected-state dump (client/expect.c) and the
- * argument parsers the client tools share (client/cliutil.c).
+/* check_inputgen.c -- the request generator (client/lib/gen.c), the name lists
+ * (client/lib/names.c), the expected-state dump (client/lib/expect.c) and the
+ * argument parsers the client tools share (client/lib/cliutil.c).
  *
  * Streams are checked by replaying them into a small reference model (an
  * array of live names), so "a DELETE names a live person" and "an ADD never
@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "suites.h"
-#include "../client/cliutil.h"
+#include "../client/lib/cliutil.h"
 #include "digest.h"
-#include "../client/expect.h"
-#include "../client/gen.h"
-#include "../client/names.h"
+#include "../client/lib/expect.h"
+#include "../client/lib/gen.h"
+#include "../client/lib/names.h"
 
 #define MODEL_MAX 4096          /* live people the reference model holds */
 

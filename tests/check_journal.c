@@ -1,6 +1,6 @@
 /* check_journal.c -- the journal's records and its recovery rules
- * (server/journal_rec.c), and the journal itself on a real file
- * (server/journal.c): a round trip of every field, every truncation point
+ * (server/journal/journal_rec.c), and the journal itself on a real file
+ * (server/journal/journal.c): a round trip of every field, every truncation point
  * of a record, a bad checksum at the tail and in the middle, a zero-filled
  * tail (the space reserved ahead) and a torn record inside it, a foreign
  * file, a record that contradicts the store; then append, close, reopen and
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include "suites.h"
 #include "crc32c.h"
-#include "../server/journal.h"
-#include "../server/journal_rec.h"
+#include "../server/journal/journal.h"
+#include "../server/journal/journal_rec.h"
 #include "../server/lockmode.h"
 #include "../server/store.h"
 #include "sessiontest.h"

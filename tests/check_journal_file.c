@@ -1,7 +1,7 @@
 /* check_journal_file.c -- the journal's file over its life: the zeros
- * reserved ahead (server/journal.c), cut at a clean close and after a
+ * reserved ahead (server/journal/journal.c), cut at a clean close and after a
  * crash, with both wake-ups in every policy; and COMPACT's core
- * (server/journal_compact.c): the journal becomes one ADD per live person,
+ * (server/journal/journal_compact.c): the journal becomes one ADD per live person,
  * exactly the live size, and appends go on into the new file; a new file
  * that cannot be synced leaves the old journal in place, writable, and no
  * file behind. The crash points are tests/test-journal-compact.sh's.
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "suites.h"
-#include "../server/journal.h"
-#include "../server/journal_rec.h"
+#include "../server/journal/journal.h"
+#include "../server/journal/journal_rec.h"
 #include "../server/lockmode.h"
 #include "../server/store.h"
 #include "journaltest.h"

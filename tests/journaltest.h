@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <check.h>
 #include "../common/entry.h"
-#include "../server/journal.h"
+#include "../server/journal/journal.h"
 #include "../server/store.h"
 
 static char dir[] = "/tmp/check_journal.XXXXXX";

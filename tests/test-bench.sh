@@ -5,7 +5,7 @@
 # against the server's own COUNT (after a run, COUNT = COUNT before +
 # stored - deleted); --duration 1 ends in 1 to 1.5 s; the percentiles are
 # ordered and printed with three significant digits; AUTH; a server that
-# turns connections away. Against bench-fake (client/bench_fake.c, a
+# turns connections away. Against bench-fake (client/bench/bench_fake.c, a
 # stand-in Redis or memcached): exact counts for the redis and memcache
 # dialects, replies cut into 1..7-byte pieces, and a reply too many or a
 # connection closed early failing the run. Bad arguments: exit 2 and one

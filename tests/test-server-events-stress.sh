@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-server-events-stress.sh -- the event-driven driver (--io events,
-# server/events.c, econn.c, outq.c) under clients that misbehave, in every
+# server/net/events.c, econn.c, outq.c) under clients that misbehave, in every
 # lock mode. One server per mode, with 20000 people (a PRINT of ~1 MB),
 # shared by the checks:
 #   1. clients that vanish mid-request (part of a line, then a close, a

@@ -9,7 +9,7 @@ UNIT_RUNNER := $(BUILD)/tests/unit
 # policy of each store they make from the table, so no per-mode object.
 UNIT_SERVER_OBJS = $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS))
 
-$(BUILD)/tests/%.o: CFLAGS_ALL += $(CHECK_CFLAGS)
+$(BUILD)/tests/%.o: CFLAGS_ALL += $(CHECK_CFLAGS) -Iserver -Iclient/lib
 
 $(UNIT_RUNNER): $(UNIT_OBJS) $(UNIT_SERVER_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
 	@mkdir -p $(@D)

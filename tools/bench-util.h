@@ -4,7 +4,7 @@
  * strings come from common/jsonw.h). Nothing here knows about threads or
  * locks; the benchmarks link it, the server never does.
  *
- * The command line follows the suite's conventions (as client/cliutil.h
+ * The command line follows the suite's conventions (as client/lib/cliutil.h
  * does for the load clients): -h/--help prints the usage on stdout and
  * exits 0; -V/--version prints "PROG VERSION (SUITE)" (common/version.h)
  * and exits 0; a bad option or value prints one line naming it, then

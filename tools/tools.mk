@@ -3,7 +3,7 @@
 # docs/LIMITS.md. Included by the top-level Makefile. Each links its own
 # objects, bench-util.o and the common library (for jsonw and fdio), never
 # server code; bench-limits talks to a server, so it links the clients'
-# library too (client/net.c, pipeline.c, ctl.c, preload.c, findpid.c).
+# library too (client/lib/: net.c, pipeline.c, ctl.c, preload.c, findpid.c).
 
 BENCH_PROGS    := $(BIN)/bench-hash $(BIN)/bench-log $(BIN)/bench-wakeup
 BENCH_UTIL_OBJ := $(BUILD)/tools/bench-util.o
@@ -20,14 +20,15 @@ $(BENCH_PROGS): $(BIN)/bench-%: $(BUILD)/tools/bench-%.o $(BENCH_UTIL_OBJ) \
 # their own.
 $(BIN)/bench-log: $(BUILD)/tools/bench-logq.o $(BUILD)/tools/bench-dbuf.o
 
-# bench-limits: main and options in bench-limits.o, each part in a file
-# of its own, their helpers in bench-limits-common.o (tools/bench-limits.h);
-# the clients' code, found with -Iclient.
-BENCH_LIMITS_OBJ := $(addprefix $(BUILD)/tools/bench-limits,.o -common.o \
-                    -fair.o -mem.o -term.o)
-$(BENCH_LIMITS_OBJ): CFLAGS_ALL += -Iclient
+# bench-limits (tools/bench-limits/): main and options in bench-limits.o,
+# each part in a file of its own, their helpers in bench-limits-common.o
+# (bench-limits.h); the clients' code, found with -Iclient/lib, and
+# bench-util.h with -Itools.
+BENCH_LIMITS_OBJ := $(addprefix $(BUILD)/tools/bench-limits/bench-limits,.o \
+                    -common.o -fair.o -mem.o -term.o)
+$(BENCH_LIMITS_OBJ): CFLAGS_ALL += -Iclient/lib -Itools
 $(BIN)/bench-limits: $(BENCH_LIMITS_OBJ) $(BENCH_UTIL_OBJ) \
-                     $(BUILD)/client/findpid.o $(CLIENT_LIB) $(LIBCOMMON)
+                     $(CLIENT_LIB) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(filter-out $(CLIENT_LIB) $(LIBCOMMON),$^) $(CLIENT_LIB) \
 	    $(LIBCOMMON) $(LDFLAGS_ALL) $(PKG_LIBS) -lm
@@ -37,11 +38,11 @@ PROGRAMS += $(BENCH_PROGS)
 
 # make bench-limits: a buffered server on port 0 with -m 20000, the three
 # parts at docs/LIMITS.md's store size (10^6 people; about a minute here),
-# the server stopped by its PID (tools/bench-limits.sh; the sigterm part
+# the server stopped by its PID (tools/bench-limits/bench-limits.sh; the sigterm part
 # has stopped it already). Not part of make check.
 .PHONY: bench-limits
 bench-limits: $(BIN)/bench-limits $(BIN)/ssnserver-buffered
-	@BIN=$(BIN) tools/bench-limits.sh -s $(BIN)/ssnserver-buffered \
+	@BIN=$(BIN) tools/bench-limits/bench-limits.sh -s $(BIN)/ssnserver-buffered \
 	    -m 20000 -- --people 1000000 --digests 20 --changing \
 	    --find-seconds 30 --clients 200 --prints 3 --memory-seconds 10 \
 	    --idle 20000

@@ -1,5 +1,5 @@
 /* findpid.c -- which local process listens on a TCP port, so kill_it can
- * name the server it found hung (killit.h). Reads /proc/net/tcp{,6} for a
+ * name the server it found hung (findpid.h). Reads /proc/net/tcp{,6} for a
  * listening socket's inode, then looks for that inode among the open file
  * descriptors in /proc/PID/fd. Best effort: other users' processes are not
  * readable, and then the answer is 0.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "killit.h"
+#include "findpid.h"
 
 #define TCP_LISTEN_STATE 0x0A   /* st column of a listening socket */
 
@@ -61,7 +61,7 @@ static int has_socket(const char *pid, const char *want)
     return yes;
 }
 
-pid_t ki_find_listener(unsigned port)
+pid_t find_listener_pid(unsigned port)
 {
     unsigned long inode = listen_inode("/proc/net/tcp", port);
     if (!inode)

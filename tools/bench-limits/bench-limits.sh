@@ -3,22 +3,22 @@
 # the server by its PID (tests/lib/server.sh: only a PID started here is
 # ever signalled). docs/LIMITS.md was measured with it.
 #
-#   tools/bench-limits.sh [-s SERVER] [-w 'WRAPPER'] [SERVER OPTIONS] \
+#   tools/bench-limits/bench-limits.sh [-s SERVER] [-w 'WRAPPER'] [SERVER OPTIONS] \
 #       [-- BENCH-LIMITS OPTIONS]
 #         SERVER (default $BIN/ssnserver-buffered) is started on 127.0.0.1
 #         port 0 with SERVER OPTIONS (under WRAPPER, e.g. 'prlimit
 #         --nofile=1024:20000', when given); bench-limits gets --port and
 #         --server-pid. The server's exit status and last log lines follow.
-#   tools/bench-limits.sh --descriptors [-s SERVER] [SERVER OPTIONS]
+#   tools/bench-limits/bench-limits.sh --descriptors [-s SERVER] [SERVER OPTIONS]
 #         descriptor exhaustion: the server's open-file limit is lowered to
 #         40 (prlimit --pid), 10 clients more than fit connect, and its CPU
 #         time and log lines are counted over 3 s; then the clients leave
 #         and one more is served.
-#   tools/bench-limits.sh --quit RUNS [-s SERVER] [SERVER OPTIONS]
+#   tools/bench-limits/bench-limits.sh --quit RUNS [-s SERVER] [SERVER OPTIONS]
 #         QUIT with more data pipelined after it: RUNS conversations of
 #         PRINT (3000 people), QUIT and ~300 KB of ADDs in one write, read
 #         at once and read 0.2 s late; how many got the whole PRINT and Bye.
-#   tools/bench-limits.sh --idle [-s SERVER] [SERVER OPTIONS]
+#   tools/bench-limits/bench-limits.sh --idle [-s SERVER] [SERVER OPTIONS]
 #         a client that asks one COUNT and then idles: how long a second
 #         client waits for its COUNT, and how long until the server closes
 #         the idle one (each bounded by 5 s).
@@ -27,7 +27,7 @@
 # KEEP=1. Exit status: bench-limits' own, or 1 when the server would not
 # start.
 set -u
-cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 BIN=${BIN:-bin}
 source tests/lib/server.sh
 

@@ -131,8 +131,8 @@ struct term_result {
     char note[200];
 };
 
-struct ctl;                     /* client/ctl.h */
-struct pl_opts;                 /* client/pipeline.h */
+struct ctl;                     /* client/lib/ctl.h */
+struct pl_opts;                 /* client/lib/pipeline.h */
 struct pl_source;
 
 /* ---- bench-limits-common.c ---------------------------------------------- */

@@ -13,7 +13,7 @@
 #include <time.h>
 #include "econn.h"
 #include "events.h"
-#include "journal.h"
+#include "journal/journal.h"
 #include "log.h"
 #include "server.h"
 

@@ -17,10 +17,10 @@
  *   sigterm   N idle connections, then SIGTERM to the server; the time
  *             until /proc says it has exited.
  *
- * The store is preloaded first by pipelining ADDs (client/preload.c). The
+ * The store is preloaded first by pipelining ADDs (client/lib/preload.c). The
  * sockets, the pipelined sessions, the control conversations and the
- * histograms are the clients' own (client/net.c, client/pipeline.c,
- * client/ctl.c, common/hist.h). This file parses the options, checks the
+ * histograms are the clients' own (client/lib/net.c, client/lib/pipeline.c,
+ * client/lib/ctl.c, common/hist.h). This file parses the options, checks the
  * server, preloads it and prints the header; each part is a file of its
  * own (bench-limits-fair.c, -mem.c, -term.c), their shared helpers are
  * bench-limits-common.c, and bench-limits.h is what they share. No state
@@ -38,7 +38,7 @@
 
 #include "bench-util.h"
 #include "jsonw.h"
-#include "killit.h"             /* ki_find_listener (client/findpid.c) */
+#include "findpid.h"
 #include "pipeline.h"
 #include "preload.h"
 
@@ -215,7 +215,7 @@ static int server_identify(const struct opts *o, struct server_info *si,
         return 0;
     char state;
     si->pid = (pid_t)o->pid;
-    pid_t listener = ki_find_listener((unsigned)atoi(o->port));
+    pid_t listener = find_listener_pid((unsigned)atoi(o->port));
     if (listener != si->pid) {
         snprintf(err, errlen, "--server-pid %d is not the process listening "
                  "on %s:%s (%s%d)", (int)si->pid, o->host, o->port,

@@ -1,8 +1,8 @@
 /* bench-limits-common.c -- the helpers bench-limits' three parts share
  * (bench-limits.h): numbers as the tables show them, the server's process
- * as /proc describes it, request sources for pl_run (client/pipeline.h),
+ * as /proc describes it, request sources for pl_run (client/lib/pipeline.h),
  * STATS and one-line requests on short connections of their own
- * (client/ctl.h), and the DIGEST cache made cold. No state of its own.
+ * (client/lib/ctl.h), and the DIGEST cache made cold. No state of its own.
  */
 #include "bench-limits.h"
 

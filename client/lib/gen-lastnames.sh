@@ -1,12 +1,12 @@
 #!/bin/sh
 # gen-lastnames.sh -- rebuilds the synthetic second part of
-# client/lastnames.txt: every prefix syllable joined to every suffix
+# client/lib/lastnames.txt: every prefix syllable joined to every suffix
 # syllable below, in this order, skipping names already in the first part
 # (the surnames written out by hand). Deterministic: run it and diff.
 #
-#   client/gen-lastnames.sh client/lastnames.txt > /tmp/l && mv /tmp/l client/lastnames.txt
+#   client/gen-lastnames.sh client/lib/lastnames.txt > /tmp/l && mv /tmp/l client/lib/lastnames.txt
 set -eu
-list=${1:-client/lastnames.txt}
+list=${1:-client/lib/lastnames.txt}
 PREFIXES="Ash Black Brad Bram Brook Bur Cal Carl Chad Clay Cole Crom Dal Dar
 Den Dun East Ed Elm Fair Farn Fen Fox Gar Glen Gold Gren Hal Ham Hart Haw
 Hay Hol Hun Kel Ken Kin Lang Lin Lock Lyn Mar Mel Mid Mil Mor Nor Oak Pen

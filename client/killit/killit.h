@@ -1,7 +1,7 @@
 /* killit.h -- kill_it's state, shared by its files: kill_it.c (options,
  * main), killit_verify.c (questions to the server, expected state,
  * verdict), killit_run.c (forking the clients and watching them),
- * killit_report.c (table, JSON and CSV) and findpid.c.
+ * killit_report.c (table, JSON and CSV).
  *
  * The clients are forked processes; each writes its progress and result
  * into its own slot of an anonymous shared mapping. The parent only reads
@@ -110,10 +110,6 @@ void ki_judge(struct killit *k);
  * could not start (fork, mmap); the cause is on stderr. */
 int ki_run(struct killit *k);
 void ki_cleanup(struct killit *k);
-
-/* findpid.c: the pid of the local process listening on TCP port, found
- * through /proc; 0 when unknown. */
-pid_t ki_find_listener(unsigned port);
 
 /* killit_report.c */
 void ki_print_table(const struct killit *k, FILE *f);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "ctl.h"
 #include "expect.h"
+#include "findpid.h"
 #include "killit.h"
 #include "preload.h"
 #include "proto.h"
@@ -69,7 +70,7 @@ int ki_check_start(struct killit *k)
 
     k->start_count = -1;
     if (!k->server_pid && is_local(k->host))
-        k->server_pid = ki_find_listener((unsigned)atoi(k->port));
+        k->server_pid = find_listener_pid((unsigned)atoi(k->port));
     if ((rc = ctl_connect(k, &c)) == -1) {
         fprintf(stderr, "kill_it: %s\n", c.err);
         return -1;

@@ -1,5 +1,5 @@
 /* bench_opts.c -- ssn-bench's options (bench_opts.h): the usage, each
- * option's value checked with the suite's complaints (client/cliutil.h),
+ * option's value checked with the suite's complaints (client/lib/cliutil.h),
  * then what they say together. Nothing here touches a socket.
  */
 #include <stdio.h>

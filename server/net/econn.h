@@ -8,7 +8,7 @@
 #define SSN_ECONN_H
 
 #include <event2/event.h>
-#include "journal.h"
+#include "journal/journal.h"
 #include "outq.h"
 #include "server.h"
 #include "store.h"
