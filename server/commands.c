@@ -6,9 +6,10 @@
  * batch nothing is allocated or freed there either. PRINT is the exception
  * the policy chooses (print.c). The reply is built after leaving, from
  * what was copied out inside. A batch (session_set_batch, the event
- * driver's) keeps one hold across a run of simple requests; cmd_batch_end
- * ends it before anything else.
+ * driver's) keeps one hold across a run of simple requests; the session
+ * ends it (cmd_batch_end) before any other request.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <openssl/crypto.h>
@@ -23,7 +24,7 @@
 
 int cmd_store_enter(struct session *s, enum store_access how)
 {
-    if (s->batch_held)
+    if (s->batch_kept)
         return 0;               /* kept from the request before */
     s->batch_left = s->batch_max;
     s->batch_how = how;
@@ -39,25 +40,24 @@ void cmd_store_leave(struct session *s, enum store_access how)
 {
     if (s->batch_ok && s->batch_left > 0 && lr_pending(&s->in)) {
         s->batch_left--;
-        s->batch_held = 1;
+        s->batch_kept = 1;
         if (how == STORE_WRITE)
             s->batch_how = STORE_WRITE; /* the strongest it covered */
         return;
     }
-    s->batch_held = 0;
+    s->batch_kept = 0;
     s->store->policy->op_leave(s->store, how);
 }
 
 void cmd_batch_end(struct session *s)
 {
-    if (!s->batch_held)
+    if (!s->batch_kept)
         return;
-    s->batch_held = 0;
+    s->batch_kept = 0;
     s->store->policy->op_leave(s->store, s->batch_how);
 }
 
-/* The requests one store-lock hold may cover: short, no I/O, no wait. */
-static int batchable(enum proto_cmd cmd)
+int cmd_batchable(enum proto_cmd cmd)
 {
     return cmd == PROTO_ADD || cmd == PROTO_DELETE || cmd == PROTO_FIND ||
            cmd == PROTO_COUNT;
@@ -344,23 +344,30 @@ static void cmd_quit(struct session *s)
     s->ending = 1;
 }
 
-void cmd_run(struct session *s, enum proto_cmd cmd)
+/* PRINT as the policy writes it; a streamed one waits for the replies
+ * queued ahead of it (-EINPROGRESS). */
+static int cmd_print(struct session *s)
 {
-    s->batch_ok = batchable(cmd);
-    if (!s->batch_ok)
-        cmd_batch_end(s);
+    int rc = s->store->policy->print(s);
+
+    if (rc == -EINPROGRESS)
+        return CMD_WAITS;
+    if (rc) {
+        s->ending = 1;
+        s->send_error = rc;
+    }
+    return 0;
+}
+
+int cmd_run(struct session *s, enum proto_cmd cmd)
+{
+    s->batch_ok = cmd_batchable(cmd);
+    assert(s->batch_ok || !s->batch_kept);  /* the session ended it */
     switch (cmd) {
     case PROTO_ADD:    cmd_add(s);    break;
     case PROTO_DELETE: cmd_delete(s); break;
     case PROTO_FIND:   cmd_find(s);   break;
-    case PROTO_PRINT: {
-        int rc = s->store->policy->print(s);
-        if (rc) {
-            s->ending = 1;
-            s->send_error = rc;
-        }
-        break;
-    }
+    case PROTO_PRINT:  return cmd_print(s);
     case PROTO_COUNT:  cmd_count(s);  break;
     case PROTO_CHECK:  cmd_check(s);  break;
     case PROTO_DIGEST: cmd_digest(s); break;
@@ -375,4 +382,5 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_AUTH:
         break;                  /* answered by the session */
     }
+    return 0;
 }

@@ -25,9 +25,18 @@ void cmd_auth(struct session *s, const char *secret, size_t len);
 /* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
 void cmd_tree(struct session *s, int depth);
 
+/* 1 for the requests one store-lock hold may cover (ADD, DELETE, FIND,
+ * COUNT): short, no I/O, no wait. The session ends a batch before any
+ * other request. */
+int cmd_batchable(enum proto_cmd cmd);
+
+#define CMD_WAITS 1             /* cmd_run: run it again later */
+
 /* Runs the parsed request cmd (its fields are in s->req) and appends its
- * one reply, between the session's reply_begin and reply_end. QUIT and a
- * failed write to the client set s->ending. */
-void cmd_run(struct session *s, enum proto_cmd cmd);
+ * one reply, between the session's reply_begin and reply_end. Returns 0,
+ * or CMD_WAITS when the request cannot run yet (a streamed PRINT with
+ * replies still queued ahead of it: session_waiting) and nothing of its
+ * reply was made. QUIT and a failed write to the client set s->ending. */
+int cmd_run(struct session *s, enum proto_cmd cmd);
 
 #endif

@@ -112,6 +112,7 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
         .op_enter = op_nothing, .op_leave = op_nothing,
         .print = print_while_walking,
         .held = held_mutex,
+        .lock_per_session = 1,
     },
     [LOCK_MODE_FINE] = {
         .name = "fine", .number = 4,

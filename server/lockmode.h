@@ -66,12 +66,20 @@ struct lock_policy {
     int (*op_leave)(struct store *st, enum store_access how);
 
     /* Answers PRINT into the session: the whole listing as one reply, or
-     * the session ends. Returns 0, or -errno when the client could not be
-     * written to. */
+     * the session ends. Returns 0; -EINPROGRESS when it must run again
+     * later (print.h); or -errno when the client could not be written
+     * to. */
     int (*print)(struct session *s);
 
     /* Whether the calling thread holds the store as this mode requires. */
     enum lock_held (*held)(const struct store *st);
+
+    /* 1 when the store lock is held from session_begin to session_end
+     * (coarse): around the session's sends, logging and waits too, since
+     * serialising whole sessions is that mode's lesson. The rule "no I/O
+     * under the store lock" (STORE_ASSERT_NOT_HELD) is about the holds of
+     * store operations, which this one is not. */
+    int lock_per_session;
 
     /* Why this mode cannot keep a journal (--journal is refused with this
      * line), or NULL when it can: a journal's records must be in the order
@@ -104,5 +112,18 @@ extern const struct lock_policy *const lock_policy_built;
  * requires. Every _locked store function starts with it. */
 #define STORE_ASSERT_HELD(st) \
     assert((st)->policy->held(st) != LOCK_NOT_HELD)
+
+/* 1 when the calling thread holds the store lock for a store operation
+ * (op_enter to op_leave, or a batch of them): then it must not send to a
+ * client, log or wait. coarse's session-long hold does not count. */
+static inline int store_op_held(const struct store *st)
+{
+    return store_lock_owned(st) && !st->policy->lock_per_session;
+}
+
+/* Asserts, in builds with assertions, that the calling thread may send,
+ * log or wait: the session's one way out (session.c's emit), log_msg and
+ * the blocking waits start with it. */
+#define STORE_ASSERT_NOT_HELD(st) assert(!store_op_held(st))
 
 #endif

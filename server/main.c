@@ -139,8 +139,8 @@ static int journal_start(void)
 
 static int serve_stdin(void)
 {
-    const struct session_io io = { .send = threads_send_fd, .arg = (void *)1 };
-    struct session *s = session_new(&srv.store, &io, srv.opt.quiet);
+    static struct conn out = { .fd = 1 };   /* replies to stdout */
+    struct session *s = threads_session_new(&out, srv.opt.quiet);
 
     if (!s) {
         fprintf(stderr, "ssnserver: out of memory\n");

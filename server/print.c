@@ -5,14 +5,25 @@
  * and shares that memory among everyone who prints an unchanged store
  * (listing.h).
  */
+#include <errno.h>
 #include "commands.h"
 #include "entry.h"
 #include "listing.h"
+#include "lockmode.h"
 #include "print.h"
 #include "reply.h"
 #include "session.h"
 
 /* ---- while walking ------------------------------------------------------ */
+
+/* What is buffered goes to the client now: under fine's lock by the path
+ * named for it (the lesson: the client's pace is everyone's), in the
+ * other modes the ordinary way. */
+static int stream_send(struct session *s)
+{
+    return store_op_held(s->store) ? reply_send_locked(s)
+                                   : reply_send_now(s);
+}
 
 /* Appends without ever growing the buffer: when data does not fit in the
  * capacity there is, what is buffered goes to the client first. So no
@@ -22,7 +33,7 @@ static int stream_put(struct session *s, const char *data, size_t len)
     int rc = 0;
 
     if (s->out.cap - s->out.len < len)
-        rc = reply_send_now(s);
+        rc = stream_send(s);
     if (rc == 0)
         reply_put(s, data, len);        /* fits: cap >= one line */
     return rc;
@@ -43,6 +54,12 @@ int print_while_walking(struct session *s)
 
     if (rc)
         return rc;
+    /* An event driver may still hold earlier replies (the client reads
+     * slowly, or they wait for the journal): the walk starts only once
+     * they are gone, so that under the lock nothing waits for the
+     * journal, and the only wait is the client's. */
+    if (!reply_drained(s))
+        return -EINPROGRESS;
     if (cmd_store_enter(s, STORE_READ))
         return 0;
     rc = stream_put(s, ENTRY_PRINT_HEAD, sizeof(ENTRY_PRINT_HEAD) - 1);
@@ -51,7 +68,7 @@ int print_while_walking(struct session *s)
     if (rc == 0)
         rc = stream_put(s, ENTRY_PRINT_TAIL, sizeof(ENTRY_PRINT_TAIL) - 1);
     if (rc == 0)
-        rc = reply_send_now(s);         /* the whole reply, lock held */
+        rc = stream_send(s);            /* the whole reply, lock held */
     cmd_store_leave(s, STORE_READ);
     return rc;
 }
@@ -61,7 +78,6 @@ int print_while_walking(struct session *s)
 int print_after_unlock(struct session *s)
 {
     struct listing *l, *stale;
-    int rc;
 
     if (cmd_store_enter(s, STORE_READ))
         return 0;
@@ -78,11 +94,5 @@ int print_after_unlock(struct session *s)
         listing_put(l);
         return 0;
     }
-    rc = reply_send_now(s);                     /* earlier replies first */
-    if (rc == 0 && s->io.send_listing)
-        return s->io.send_listing(s->io.arg, l);    /* the driver's ref */
-    if (rc == 0)
-        rc = s->io.send(s->io.arg, l->data, l->len);
-    listing_put(l);
-    return rc;
+    return reply_send_listing(s, l);    /* earlier replies first */
 }

@@ -10,8 +10,10 @@ struct session;
 
 /* Streams the listing to the client while walking the tree, a buffer's
  * worth at a time, without allocating: under fine's lock a slow reader
- * stalls every other client. Returns 0, or -errno when the client could
- * not be written to (the session then ends). */
+ * stalls every other client (reply_send_locked). Returns 0; -EINPROGRESS,
+ * having done nothing, while a driver still holds earlier replies (run it
+ * again once they are sent: session_waiting); or -errno when the client
+ * could not be written to (the session then ends). */
 int print_while_walking(struct session *s);
 
 /* Formats the whole listing under the lock (or takes the one already

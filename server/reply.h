@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 
+struct listing;
 struct session;
 
 void reply_begin(struct session *s);
@@ -30,7 +31,22 @@ int reply_failed(const struct session *s);
  * replaces it with the limit's error and ends the session. */
 void reply_limit_exceeded(struct session *s);
 
-/* Sends everything buffered now, through the driver (session_flush). */
+/* Sends everything buffered now, through the driver (session_flush): the
+ * one way out, never with the store lock held for an operation. */
 int reply_send_now(struct session *s);
+
+/* Sends the replies buffered, then listing l (taking over the caller's
+ * reference), the same way out. Returns 0 or -errno. */
+int reply_send_listing(struct session *s, struct listing *l);
+
+/* 1 when every reply so far has reached the socket: nothing is buffered,
+ * and the driver has nothing queued (io.drained). */
+int reply_drained(const struct session *s);
+
+/* fine's streamed PRINT only: sends everything buffered now while the
+ * calling thread holds the store lock, through io.send_locked, blocking
+ * until the client has taken it. Nothing buffered may wait for the
+ * journal (asserted): the PRINT sent what did before taking the lock. */
+int reply_send_locked(struct session *s);
 
 #endif

@@ -3,6 +3,7 @@
 #include "server.h"
 
 struct server srv;
+_Thread_local int srv_on_event_loop;
 
 long server_uptime(void)
 {

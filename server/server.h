@@ -10,6 +10,7 @@
 #ifndef SSN_SERVER_H
 #define SSN_SERVER_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -93,6 +94,13 @@ struct server {
 };
 
 extern struct server srv;
+
+/* 1 on an event worker's thread (events.c), which must never block: what
+ * may (a blocking journal wait, a blocking compaction wait) asserts it is
+ * not there. fine's streamed PRINT, writing under the store lock, is the
+ * one wait a worker makes (econn.c's econn_send_locked). */
+extern _Thread_local int srv_on_event_loop;
+#define SRV_ASSERT_MAY_BLOCK() assert(!srv_on_event_loop)
 
 /* Seconds since start-up. */
 long server_uptime(void);

@@ -4,8 +4,11 @@
  * Every complete request already received is answered before the driver
  * receives again, and the replies of such a batch leave in one write. The
  * commands themselves are in commands.c; the store is touched only there
- * and in print.c, between the policy's op_enter and op_leave.
+ * and in print.c and tree.c, between the policy's op_enter and op_leave.
+ * Every byte for the client leaves through emit(), which asserts that no
+ * store operation's lock is held, and carries the journal mark.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
-#include "journal/journal.h"
+#include "listing.h"
 #include "lockmode.h"
 #include "proto.h"
 #include "reply.h"
@@ -89,6 +92,75 @@ void reply_begin(struct session *s)
     s->reply_failed = 0;
 }
 
+/* ---- the one way out ---------------------------------------------------- */
+
+static void send_failed(struct session *s, int rc)
+{
+    s->ending = 1;
+    s->send_error = rc;
+}
+
+/* Every byte a client gets leaves here (but fine's streamed PRINT, by
+ * reply_send_locked), marked with the journal record the replies so far
+ * acknowledge. The mark goes with the bytes: a driver releases its output
+ * in order, so later bytes can never overtake these, and need no mark of
+ * their own for records already marked. Never under the store lock for a
+ * store operation: a client that does not read would hold it. */
+static int emit(struct session *s, const void *data, size_t len)
+{
+    STORE_ASSERT_NOT_HELD(s->store);
+    int rc = s->io.send(s->io.arg, data, len, s->journal_seq);
+    s->journal_seq = 0;
+    if (rc)
+        send_failed(s, rc);
+    return rc;
+}
+
+/* A shared PRINT listing, the same way out as emit's bytes. */
+static int emit_listing(struct session *s, struct listing *l)
+{
+    STORE_ASSERT_NOT_HELD(s->store);
+    int rc = s->io.send_listing(s->io.arg, l, s->journal_seq);
+    s->journal_seq = 0;
+    if (rc)
+        send_failed(s, rc);
+    return rc;
+}
+
+int reply_send_listing(struct session *s, struct listing *l)
+{
+    int rc = session_flush(s);              /* earlier replies first */
+
+    if (rc) {
+        listing_put(l);
+        return rc;
+    }
+    if (s->io.send_listing)
+        return emit_listing(s, l);          /* the driver's reference */
+    rc = emit(s, l->data, l->len);
+    listing_put(l);
+    return rc;
+}
+
+int reply_send_locked(struct session *s)
+{
+    int rc = 0;
+
+    assert(s->journal_seq == 0);        /* sent before the lock was taken */
+    if (s->out.len)
+        rc = s->io.send_locked(s->io.arg, s->out.buf, s->out.len);
+    s->out.len = 0;
+    s->reply_mark = 0;
+    if (rc)
+        send_failed(s, rc);
+    return rc;
+}
+
+int reply_drained(const struct session *s)
+{
+    return s->out.len == 0 && (!s->io.drained || s->io.drained(s->io.arg));
+}
+
 /* Over the output limit while earlier replies of the batch are still held
  * back: those go to the client first (the limit is about what the client
  * has not taken, not about what the server chose to batch). Returns 0 when
@@ -97,14 +169,10 @@ static int send_earlier(struct session *s)
 {
     if (s->reply_mark == 0)
         return -ENOBUFS;
-    int rc = session_durable(s);
-    if (rc == 0)
-        rc = s->io.send(s->io.arg, s->out.buf, s->reply_mark);
-    if (rc) {
-        s->ending = 1;
-        s->send_error = rc;
+    cmd_batch_end(s);                   /* no send under a batch's hold */
+    int rc = emit(s, s->out.buf, s->reply_mark);
+    if (rc)
         return rc;
-    }
     ob_consume(&s->out, s->reply_mark);
     s->reply_mark = 0;
     return 0;
@@ -173,8 +241,11 @@ void reply_end(struct session *s)
         s->ending = 1;
     }
     ob_truncate(&s->out, s->reply_mark);
-    if (ob_puts(&s->out, err) && reply_send_now(s) == 0)
-        ob_puts(&s->out, err);
+    if (ob_puts(&s->out, err)) {
+        cmd_batch_end(s);               /* no send under a batch's hold */
+        if (reply_send_now(s) == 0)
+            ob_puts(&s->out, err);
+    }
     s->reply_failed = 0;
 }
 
@@ -192,7 +263,34 @@ static int needs_auth(const struct session *s, enum proto_cmd cmd)
            cmd != PROTO_QUIT && cmd != PROTO_INVALID;
 }
 
-/* Answers one request. */
+/* Runs one parsed request into the current reply: 0, or CMD_WAITS when
+ * it must run again later (session_waiting), its reply not begun. */
+static int run(struct session *s, enum proto_cmd cmd, const char *err,
+               const struct proto_req *req)
+{
+    if (cmd == PROTO_INVALID) {
+        reply_printf(s, "%s\n", err);
+        return 0;
+    }
+    if (needs_auth(s, cmd)) {
+        reply_puts(s, "Error: authentication required\n");
+        return 0;
+    }
+    if (cmd == PROTO_AUTH) {
+        cmd_auth(s, req->secret, req->secret_len);
+        return 0;
+    }
+    return cmd_run(s, cmd);
+}
+
+/* Ends the reply of a request that ran. */
+static void answered(struct session *s)
+{
+    reply_end(s);
+    s->commands++;
+}
+
+/* Answers one request, or leaves it waiting (s->waiting). */
 static void handle(struct session *s, const char *line, size_t len)
 {
     struct proto_req req;
@@ -200,18 +298,35 @@ static void handle(struct session *s, const char *line, size_t len)
 
     if (cmd == PROTO_BLANK)
         return;                 /* no reply at all, not counted */
+    /* One store-lock hold covers a run of batchable requests only: any
+     * other request (AUTH, PRINT, COMPACT, an error...) may send, log or
+     * wait, so it runs with the batch's lock released. */
+    if (!cmd_batchable(cmd))
+        cmd_batch_end(s);
     s->req_depth = req.depth;
     reply_begin(s);
-    if (cmd == PROTO_INVALID)
-        reply_printf(s, "%s\n", req.err);
-    else if (needs_auth(s, cmd))
-        reply_puts(s, "Error: authentication required\n");
-    else if (cmd == PROTO_AUTH)
-        cmd_auth(s, req.secret, req.secret_len);
-    else
-        cmd_run(s, cmd);
-    reply_end(s);
-    s->commands++;
+    if (run(s, cmd, req.err, &req) == CMD_WAITS) {
+        s->waiting = 1;
+        s->waiting_cmd = cmd;
+        return;
+    }
+    answered(s);
+}
+
+/* The request that waited runs again: 1 when it is answered now. */
+static int resume(struct session *s)
+{
+    reply_begin(s);
+    if (cmd_run(s, s->waiting_cmd) == CMD_WAITS)
+        return 0;
+    s->waiting = 0;
+    answered(s);
+    return 1;
+}
+
+enum session_wait session_waiting(const struct session *s)
+{
+    return s->waiting ? SESSION_WAITS_DRAINED : SESSION_RUNS;
 }
 
 /* Telnet's answers go out with the replies, in order. */
@@ -249,7 +364,10 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
     }
     if (more)
         *more = 0;
-    while (!s->ending && (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
+    if (s->waiting && !resume(s))
+        return s->ending;
+    while (!s->ending && !s->waiting &&
+           (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
         if (st == LR_TOOLONG) {
             s->commands++;
             reply_begin(s);
@@ -264,7 +382,7 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         }
         if (until && time_now_ns() >= until) {
             if (more)
-                *more = !s->ending;     /* there may be more lines */
+                *more = !s->ending && !s->waiting;  /* maybe more lines */
             break;
         }
     }
@@ -302,39 +420,19 @@ void session_output_sent(struct session *s, size_t n)
     ob_consume(&s->out, n);
 }
 
-int session_durable(struct session *s)
-{
-    if (!s->journal_seq)
-        return 0;
-    int rc = journal_wait(s->store->journal, s->journal_seq);
-    if (rc == 0)
-        s->journal_seq = 0;
-    return rc;
-}
-
-int session_durable_async(struct session *s, struct journal_waiter *w)
-{
-    if (!s->journal_seq || !s->out.len)
-        return 0;
-    return journal_wait_async(s->store->journal, w, s->journal_seq);
-}
-
 /* A reply that acknowledges a mutation leaves only once the mutation is
- * durable; when it cannot become durable, no reply of the batch leaves
- * (the client must not believe it) and the connection ends. */
+ * durable: the mark says so to the driver. When it cannot become durable,
+ * the driver sends none of it (the client must not believe it) and the
+ * connection ends. */
 int session_flush(struct session *s)
 {
     int rc = 0;
 
-    if (s->out.len && (rc = session_durable(s)) == 0)
-        rc = s->io.send(s->io.arg, s->out.buf, s->out.len);
+    if (s->out.len)
+        rc = emit(s, s->out.buf, s->out.len);
     s->out.len = 0;
     if (s->out.cap > SESSION_OUT_SHRINK)
         ob_shrink(&s->out, SESSION_OUT_INITIAL);
-    if (rc) {
-        s->ending = 1;
-        s->send_error = rc;
-    }
     return rc;
 }
 

@@ -3,12 +3,20 @@
  *
  * A driver owns the connection. It receives bytes straight into the
  * session's input buffer (session_recv_space, then session_received, which
- * answers every complete request already there, in order), then sends the
- * replies of that whole batch with one write (session_output and
- * session_output_sent, or session_flush). The session calls the driver back
- * through struct session_io only when it must send before the batch ends:
- * past OUT_HIGH_WATER bytes of replies, and when the lock policy writes
- * PRINT while walking the tree. Every request gets exactly one reply.
+ * answers every complete request already there, in order), then has the
+ * batch's replies sent with one call (session_flush).
+ *
+ * Every byte a client gets leaves through one function, session.c's emit,
+ * and so through the driver's io.send, which asserts that the calling
+ * thread holds the store lock for no store operation (lockmode.h,
+ * STORE_ASSERT_NOT_HELD). fine's streamed PRINT is the one exception, by
+ * its own path (reply_send_locked, io.send_locked): writing under the lock
+ * is what that mode is there to show.
+ *
+ * Durability is a mark on the output, not a wait: each send carries the
+ * journal record its bytes acknowledge, and the driver releases them only
+ * once that record is durable. The thread driver waits for it (blocking is
+ * its model); the event driver queues them and is woken by the journal.
  *
  * A session is used by one thread at a time. It touches the shared store
  * only through the lock policy's hooks (lockmode.h).
@@ -21,11 +29,10 @@
 #include "digest.h"
 #include "entry.h"
 #include "linereader.h"
+#include "proto.h"
 #include "outbuf.h"
 #include "telnet.h"
 #include "store.h"
-
-struct journal_waiter;
 
 #define SESSION_OUT_INITIAL     4096    /* reply buffer to start with */
 #define SESSION_OUT_HIGH_WATER  65536   /* send mid-batch beyond this */
@@ -35,15 +42,27 @@ struct journal_waiter;
 
 struct listing;
 
-/* The driver's side. send takes all of data for the client (written, or
- * queued by a driver that never blocks) before it returns, and returns 0
- * or -errno. send_listing, when set, takes a shared PRINT listing and one
- * reference to it (the driver drops it with listing_put once sent), so a
- * queueing driver holds the listing instead of a copy; when NULL, the
- * listing goes through send. */
+/* The driver's side.
+ * send takes all of data for the client (written, or queued by a driver
+ * that never blocks) before it returns, and returns 0 or -errno; the bytes
+ * reach the client only once journal record `durable` is durable (0: no
+ * record). When it never will be, the driver drops them and the session
+ * ends: -EIO from a blocking driver, a closed connection from a queueing
+ * one.
+ * send_listing, when set, takes a shared PRINT listing and one reference
+ * to it (the driver drops it with listing_put once sent), with the same
+ * mark, so a queueing driver holds the listing instead of a copy; when
+ * NULL, the listing goes through send.
+ * send_locked writes at once, blocking, while the calling thread holds the
+ * store lock: fine's streamed PRINT only. Nothing it sends waits for the
+ * journal (the session sent everything marked before it took the lock).
+ * drained, when set (a queueing driver), says whether everything sent so
+ * far has reached the socket; a blocking driver's sends always have. */
 struct session_io {
-    int (*send)(void *arg, const void *data, size_t len);
-    int (*send_listing)(void *arg, struct listing *l);
+    int (*send)(void *arg, const void *data, size_t len, uint64_t durable);
+    int (*send_listing)(void *arg, struct listing *l, uint64_t durable);
+    int (*send_locked)(void *arg, const void *data, size_t len);
+    int (*drained)(void *arg);
     void *arg;
 };
 
@@ -70,15 +89,18 @@ struct session {
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */
-    uint64_t journal_seq;       /* the last journal record this session's
-                                   replies acknowledge and that is not yet
-                                   known durable; 0: none */
+    uint64_t journal_seq;       /* the last journal record the replies in
+                                   out acknowledge: the mark their send
+                                   carries; 0: none */
+    int waiting;                /* the request in s->req waits to run again
+                                   (session_waiting) */
+    enum proto_cmd waiting_cmd; /* ... and which request it is */
     /* One store-lock hold for a run of requests (session_set_batch): */
     int batch_max;              /* requests one hold may cover after the
                                    first; 0 (the default): one each */
     int batch_left;             /* what this hold may still cover */
     int batch_ok;               /* the current request may keep the lock */
-    int batch_held;             /* the lock is kept for the next request */
+    int batch_kept;             /* the lock is kept for the next request */
     enum store_access batch_how;    /* the strongest access the kept hold
                                        has covered (one lock serves both
                                        today), for op_leave */
@@ -107,14 +129,17 @@ char *session_recv_space(struct session *s, size_t *room);
 
 /* n bytes arrived: answers every complete request buffered. Returns 1 when
  * the session is over (QUIT, or the client could not be written to): the
- * driver sends what output is left and closes. Else 0. */
+ * driver sends what output is left and closes. Else 0. A blocking driver
+ * never sees a request wait (session_waiting). */
 int session_received(struct session *s, size_t n);
 
 /* The event driver's form: answers complete requests for at most about
  * budget_ns nanoseconds (at least one), so one pipelining client cannot
  * hold its worker's other clients for a whole batch (memcached's -R, by
  * time). *more says that complete requests still wait: call it again with
- * n = 0 before receiving more. Returns as session_received. */
+ * n = 0 before receiving more. It also stops at a request that must wait
+ * (session_waiting): call it again with n = 0 when the wait is over; the
+ * request runs first. Returns as session_received. */
 int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
                            int *more);
 
@@ -123,26 +148,29 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
  * Stops at the end of the session. Returns as session_received. */
 int session_input(struct session *s, const void *data, size_t len);
 
-/* The replies not yet sent, and how many bytes of them the driver sent. */
+/* What a request stopped by session_received_slice waits for. */
+enum session_wait {
+    SESSION_RUNS,               /* nothing: no request waits */
+    SESSION_WAITS_DRAINED,      /* everything sent so far to reach the
+                                   socket (io.drained): fine's streamed
+                                   PRINT, which must not find replies
+                                   queued ahead of it once it holds the
+                                   lock */
+};
+enum session_wait session_waiting(const struct session *s);
+
+/* The replies not yet sent, and how many bytes of them the driver sent
+ * (for tests: they take no mark). */
 const char *session_output(const struct session *s, size_t *len);
 void session_output_sent(struct session *s, size_t n);
 
-/* Sends every reply not yet sent through io.send. Returns 0 or -errno; on
- * error the session is ending and the output is dropped. A buffer that grew
- * past SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL.
- * With a journal, it first waits until every record the replies
- * acknowledge is durable (session_durable): group commit happens here. */
+/* Sends every reply not yet sent through io.send, marked with the journal
+ * record they acknowledge. Returns 0 or -errno; on error the session is
+ * ending and the output is dropped. A buffer that grew past
+ * SESSION_OUT_SHRINK is given back down to SESSION_OUT_INITIAL. Never
+ * waits itself: waiting for the journal, if anyone must, is the
+ * driver's. */
 int session_flush(struct session *s);
-
-/* Waits until the session's journal records are durable. Returns 0 (also
- * without a journal, at the cost of one branch), or -EIO when they never
- * will be: then the replies must not leave, and the session ends. */
-int session_durable(struct session *s);
-
-/* session_durable for an event loop: 0 when the replies may leave now
- * (session_flush will not block), or -EAGAIN when w is queued with the
- * journal and w->notify will tell when (journal_wait_async). */
-int session_durable_async(struct session *s, struct journal_waiter *w);
 
 /* Lets one hold of the store lock cover up to 1 + n consecutive simple
  * requests (ADD, DELETE, FIND, COUNT) of a slice when more are already

@@ -400,7 +400,7 @@ END_TEST
 START_TEST(test_journal_sync_failure_read_only)
 {
     char err[512];
-    const struct session_io io = { .send = capture_send, .arg = &cap };
+    const struct session_io io = CAPTURE_IO(&cap);
 
     session_start_mode(LOCK_MODE_FINE, 0);
     journal_sync_fn = sync_fails;

@@ -226,7 +226,7 @@ START_TEST(test_session_batch_one_hold)
     a0 = acquisitions();
     ck_assert_str_eq(talk(run), replies);
     ck_assert_uint_eq(acquisitions() - a0, 1 + 1);     /* one for all */
-    ck_assert_int_eq(sess->batch_held, 0);
+    ck_assert_int_eq(sess->batch_kept, 0);
 
     a0 = acquisitions();                /* CHECK splits the run in two */
     talk("COUNT\nCOUNT\nCHECK\nCOUNT\nCOUNT\n");
@@ -256,7 +256,7 @@ START_TEST(test_session_batch_never_sends_locked)
     session_flush(sess);
     ck_assert_uint_eq(cap.len, 2 * N);
     ck_assert_int_eq(cap.sends_locked, 0);
-    ck_assert_int_eq(sess->batch_held, 0);
+    ck_assert_int_eq(sess->batch_kept, 0);
 }
 END_TEST
 

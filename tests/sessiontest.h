@@ -10,6 +10,7 @@
 
 #include <string.h>
 #include <check.h>
+#include "../server/journal/journal.h"
 #include "../server/lockmode.h"
 #include "../server/session.h"
 #include "../server/store.h"
@@ -29,10 +30,9 @@ static struct store test_store;
 static struct capture cap;
 static struct session *sess;
 
-static inline int capture_send(void *arg, const void *data, size_t len)
+static inline int capture_take(struct capture *c, const void *data,
+                               size_t len)
 {
-    struct capture *c = arg;
-
     c->sends++;
     if (store_lock_owned(c->st))
         c->sends_locked++;
@@ -45,10 +45,35 @@ static inline int capture_send(void *arg, const void *data, size_t len)
     return 0;
 }
 
+/* The ordinary way out: as the thread driver does, bytes that acknowledge
+ * a journal record are taken only once it is durable. */
+static inline int capture_send(void *arg, const void *data, size_t len,
+                               uint64_t durable)
+{
+    struct capture *c = arg;
+
+    if (durable) {
+        int rc = journal_wait(c->st->journal, durable);
+        if (rc)
+            return rc;
+    }
+    return capture_take(c, data, len);
+}
+
+/* fine's streamed PRINT's way out. */
+static inline int capture_send_locked(void *arg, const void *data,
+                                      size_t len)
+{
+    return capture_take(arg, data, len);
+}
+
+#define CAPTURE_IO(c) { .send = capture_send, \
+                        .send_locked = capture_send_locked, .arg = (c) }
+
 /* A store under mode's policy and a begun session on it. */
 static inline void session_start_mode(enum lock_mode mode, int quiet)
 {
-    const struct session_io io = { .send = capture_send, .arg = &cap };
+    const struct session_io io = CAPTURE_IO(&cap);
 
     memset(&cap, 0, sizeof(cap));
     ck_assert_int_eq(digest_global_init(), 0);  /* once per process */

@@ -128,6 +128,20 @@ for mode in serial nolock coarse fine; do
     stop_server "$SRV_PID"
 done
 
+# AUTH inside a pipelined batch (--io events keeps one store-lock hold
+# across a run of FINDs): a wrong one is logged, and nothing logs under the
+# store lock (log_msg asserts it), so the batch must end before AUTH runs.
+# When it did not, the server aborted here.
+for mode in fine buffered; do
+    SSN_IO=events start_server "$mode" --password-file "$PWFILE" || continue
+    converse_str "$SRV_PORT" "AUTH $PW\nFIND A B\nFIND A B\nAUTH $WRONG\nFIND A B\nAUTH $PW\nCOUNT\nDONE\n" "$OUT"
+    expect_eq "$mode, events: a wrong AUTH inside a batch of FINDs answered in order" \
+        "$(cat "$OUT")" $'OK\nError: No A B\nError: No A B\nError: invalid password\nError: No A B\nOK\n0\nBye'
+    stop_server "$SRV_PID"
+    expect_eq "$mode, events: ... and the server was alive to stop cleanly" \
+        "$STOP_RC" 0
+done
+
 # ---- AUTH without a password set ---------------------------------------
 if start_server buffered; then
     converse_str "$SRV_PORT" "AUTH $PW\nCOUNT\nDONE\n" "$OUT"

@@ -114,7 +114,44 @@ case_more_while_held() {
     expect_eq "held: a clean exit" "$STOP_RC" 0
 }
 
+# The worker never waits for the journal: with every sync 1.5 s late (the
+# test build's seam) and one worker, A's ADD is in its round while B, on
+# the same worker, is answered at once; and A's "ADD then PRINT" in fine
+# mode, whose streamed PRINT must not find A's OK queued ahead of it once
+# it holds the lock, waits for the round without holding the worker
+# either. With a worker that led the round itself (or waited in the
+# PRINT), B waited the whole 1.5 s.
+case_worker_answers_during_round() {
+    local mode a b t0 ms
+    for mode in fine buffered; do
+        rm -f "$J"
+        SSN_IO=events SSN_TEST_JOURNAL_FAIL=slow:1500 start_server "$mode" \
+            --workers 1 --journal "$J" --fsync always || continue
+        open_conn "$SRV_PORT"; a=$CONN
+        open_conn "$SRV_PORT"; b=$CONN
+        send_line "$a" "ADD Slow Sync 30 123-45-6781"
+        send_line "$a" "PRINT"
+        sleep 0.2
+        t0=$(now)
+        send_line "$b" "FIND Nobody Here"
+        read_line "$b" 10
+        ms=$(elapsed_ms "$t0")
+        expect_eq "$mode: during A's round, B's FIND answered" "$LINE" \
+            "Error: No Nobody Here"
+        check "$mode: ... within 500 ms, not after the 1.5 s sync ($ms ms)" \
+            test "$ms" -lt 500
+        read_line "$a" 10
+        expect_eq "$mode: A's ADD answered after its round" "$LINE" OK
+        read_line "$a" 10
+        expect_eq "$mode: A's PRINT after it" "$LINE" "$(printf "%.0s_" {1..50})"
+        close_conn "$a"; close_conn "$b"
+        stop_server "$SRV_PID"
+        expect_eq "$mode: a clean exit" "$STOP_RC" 0
+    done
+}
+
 case_group_commit_one_worker
+case_worker_answers_during_round
 case_vanish_while_held
 case_held_costs_no_epoll_ctl
 case_more_while_held

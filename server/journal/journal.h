@@ -111,8 +111,13 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes);
 
 /* Blocks until record seq is durable under the policy. Returns 0, or -EIO
  * when it never will be (a write or sync failed: the server is read-only
- * and the caller must not acknowledge it). */
+ * and the caller must not acknowledge it). Never on an event loop's
+ * thread, nor under the store lock for a store operation (asserted). */
 int journal_wait(struct journal *j, uint64_t seq);
+
+/* Whether record seq is durable now, without waiting: 1 when it is, 0 when
+ * not yet, -EIO when it never will be (the journal is read-only). */
+int journal_durable(struct journal *j, uint64_t seq);
 
 /* Chooses how waiters sleep from now on (JOURNAL_WAKE_SIGNAL after
  * journal_open: it measured best, docs/DURABILITY.md); safe at any time,
@@ -136,10 +141,10 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
                        uint64_t seq);
 
 /* An event loop's group commit, once its pass is over: when record seq
- * is not durable and no round is under way, leads one (a write and a
- * sync, blocking); when one is, returns at once, that round's end
- * starting the next. The held connections learn the outcome through
- * journal_wait_async's notify. */
+ * is not durable and no round is under way, has the flusher lead one (a
+ * write and a sync, on its thread); when one is, returns at once, that
+ * round's end starting the next. Never blocks. The waiting connections
+ * learn the outcome through journal_wait_async's notify. */
 void journal_commit(struct journal *j, uint64_t seq);
 void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
 

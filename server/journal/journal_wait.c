@@ -11,6 +11,8 @@
 #include "hist.h"
 #include "journal.h"
 #include "journal_int.h"
+#include "lockmode.h"
+#include "server.h"
 #include "timeutil.h"
 
 /* ---- an event loop's connections -------------------------------------- */
@@ -128,6 +130,8 @@ int journal_wait(struct journal *j, uint64_t seq)
 {
     int rc;
 
+    SRV_ASSERT_MAY_BLOCK();
+    STORE_ASSERT_NOT_HELD(j->store);
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
@@ -154,19 +158,18 @@ int journal_wait(struct journal *j, uint64_t seq)
     return rc;
 }
 
+/* The flusher leads the round, not the event loop that asks: a worker
+ * never waits for a write or a sync, its other connections go on being
+ * answered meanwhile. When a round is under way already, its end starts
+ * the next (the flusher loops while records are buffered; a session that
+ * led it signals the flusher). */
 void journal_commit(struct journal *j, uint64_t seq)
 {
     if (atomic_load(&j->durable_seq) >= seq)
         return;
     pthread_mutex_lock(&j->lock);
-    if (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        if (!j->flushing && j->rw_state != JRW_READY)
-            lead_round_locked(j);
-        else if (!j->flushing)
-            pthread_cond_signal(&j->work);      /* a compaction's switch */
-        /* else the round under way hands on: its leader signals the
-         * flusher when held connections' records are left. */
-    }
+    if (atomic_load(&j->durable_seq) < seq && !j->broken && !j->flushing)
+        pthread_cond_signal(&j->work);
     pthread_mutex_unlock(&j->lock);
 }
 
@@ -208,4 +211,16 @@ void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
     if (w->queued)
         unqueue_locked(j, w);
     pthread_mutex_unlock(&j->lock);
+}
+
+int journal_durable(struct journal *j, uint64_t seq)
+{
+    int rc;
+
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 1;
+    pthread_mutex_lock(&j->lock);
+    rc = atomic_load(&j->durable_seq) >= seq ? 1 : j->broken ? -EIO : 0;
+    pthread_mutex_unlock(&j->lock);
+    return rc;
 }

@@ -5,10 +5,14 @@
  * send. What the socket does not take waits in c->q, reading stops until it
  * has gone (so a client that does not read cannot make the server buffer
  * without end: past --max-output it is disconnected), and the connection
- * watches for writability. Only a send made while this thread holds the
- * store lock blocks (fine's PRINT, coarse's whole session): that stall is
- * what those modes exist to show, bounded by --write-timeout.
+ * watches for writability. Replies that acknowledge a journal record not
+ * yet durable wait in c->q too (hold_seq), and the journal wakes the
+ * connection when it is (on_durable): the worker never waits for the
+ * journal. Only fine's streamed PRINT blocks, writing while this thread
+ * holds the store lock (econn_send_locked): that stall is what the mode
+ * exists to show, bounded by --write-timeout.
  */
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
@@ -26,8 +30,11 @@
  * worker's other connections get their turn (memcached's -R, by time). */
 #define ECONN_SLICE_NS  (200 * 1000)
 
-static int econn_send(void *arg, const void *data, size_t len);
-static int econn_send_listing(void *arg, struct listing *l);
+static int econn_send(void *arg, const void *data, size_t len,
+                      uint64_t durable);
+static int econn_send_listing(void *arg, struct listing *l, uint64_t durable);
+static int econn_send_locked(void *arg, const void *data, size_t len);
+static int econn_drained(void *arg);
 
 static const struct timeval *timeout_of(long seconds, struct timeval *tv)
 {
@@ -43,6 +50,8 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
         return NULL;
     const struct session_io io = { .send = econn_send,
                                    .send_listing = econn_send_listing,
+                                   .send_locked = econn_send_locked,
+                                   .drained = econn_drained,
                                    .arg = c };
     c->conn.fd = fd;
     snprintf(c->conn.peer, sizeof(c->conn.peer), "%s", peer);
@@ -84,55 +93,70 @@ static int wait_writable(int fd)
     return rc > 0 ? 0 : -EAGAIN;
 }
 
-/* The store lock is held by this thread: the client gets everything queued
- * and data before anyone else gets the lock (fine's lesson). */
-static int send_blocking(struct econn *c, const char *data, size_t len)
+/* fine's streamed PRINT (session_io.send_locked): this thread holds the
+ * store lock, and the client gets data before anyone else gets the lock,
+ * the worker blocking for it (fine's lesson, bounded by --write-timeout).
+ * The PRINT began with nothing queued (reply_drained), so nothing here
+ * waits for the journal. */
+static int econn_send_locked(void *arg, const void *data, size_t len)
 {
-    int fd = c->conn.fd;
+    struct econn *c = arg;
+    const char *p = data;
 
-    while (c->q.bytes) {
-        ssize_t n = outq_send(&c->q, fd);
-        if (n == -EAGAIN && wait_writable(fd))
-            return -EAGAIN;
-        if (n < 0 && n != -EAGAIN)
-            return (int)n;
-    }
+    assert(c->hold_seq == 0 && c->q.bytes == 0);
     while (len > 0) {
-        ssize_t n = send_now(fd, data, len);
+        ssize_t n = send_now(c->conn.fd, p, len);
         if (n < 0)
             return (int)n;
-        if (n == 0 && wait_writable(fd))
+        if (n == 0 && wait_writable(c->conn.fd))
             return -EAGAIN;
-        data += n;
+        p += n;
         len -= (size_t)n;
     }
     return 0;
 }
 
-static void want_write(struct econn *c)
+/* The journal record a send's bytes acknowledge: from now on the queue is
+ * held until it is durable (settle asks the journal once the slice ends).
+ * Returns 0, or -EIO when it never will be: nothing may leave. */
+static int hold_for(struct econn *c, uint64_t durable)
 {
-    struct timeval tv;
-
-    event_add(c->wev, timeout_of(srv.opt.write_timeout_s, &tv));
-}
-
-/* Takes what the socket will not: queued, within the output limit. */
-static int queue_rest(struct econn *c, size_t more)
-{
-    if (c->q.bytes + more > srv.opt.max_output)
-        return -ENOBUFS;
-    want_write(c);
+    if (!durable || durable <= c->hold_seq)
+        return 0;
+    int rc = journal_durable(c->conn.session->store->journal, durable);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        c->hold_seq = durable;
     return 0;
 }
 
-static int econn_send(void *arg, const void *data, size_t len)
+/* What may leave at once: nothing while anything is queued or held. */
+static int may_send_now(const struct econn *c)
+{
+    return c->q.bytes == 0 && c->hold_seq == 0;
+}
+
+/* Room in the queue, within the output limit. */
+static int queue_room(const struct econn *c, size_t more)
+{
+    return c->q.bytes + more > srv.opt.max_output ? -ENOBUFS : 0;
+}
+
+/* The event driver's one way out (session_io.send): never blocks. Sends
+ * what the socket takes when nothing is queued or held, and queues the
+ * rest, to go when the socket is writable and the journal record is
+ * durable (settle). */
+static int econn_send(void *arg, const void *data, size_t len,
+                      uint64_t durable)
 {
     struct econn *c = arg;
     const char *p = data;
+    int rc = hold_for(c, durable);
 
-    if (store_lock_owned(c->conn.session->store))
-        return send_blocking(c, p, len);
-    if (c->q.bytes == 0) {
+    if (rc)
+        return rc;
+    if (may_send_now(c)) {
         ssize_t n = send_now(c->conn.fd, p, len);
         if (n < 0)
             return (int)n;
@@ -141,34 +165,73 @@ static int econn_send(void *arg, const void *data, size_t len)
     }
     if (len == 0)
         return 0;
-    int rc = queue_rest(c, len);
+    rc = queue_room(c, len);
     return rc ? rc : outq_push_bytes(&c->q, p, len);
 }
 
-/* Called after the store lock was released: never blocks. */
-static int econn_send_listing(void *arg, struct listing *l)
+/* A shared PRINT listing, the same way out as econn_send. */
+static int econn_send_listing(void *arg, struct listing *l, uint64_t durable)
 {
     struct econn *c = arg;
     size_t off = 0;
+    int rc = hold_for(c, durable);
 
-    if (c->q.bytes == 0) {
+    if (rc == 0 && may_send_now(c)) {
         ssize_t n = send_now(c->conn.fd, l->data, l->len);
-        if (n < 0) {
-            listing_put(l);
-            return (int)n;
-        }
-        off = (size_t)n;
+        if (n < 0)
+            rc = (int)n;
+        else
+            off = (size_t)n;
     }
-    if (off == l->len) {
-        listing_put(l);
-        return 0;
-    }
-    int rc = queue_rest(c, l->len - off);
-    if (rc) {
+    if (rc == 0 && off < l->len)
+        rc = queue_room(c, l->len - off);
+    if (rc || off == l->len) {
         listing_put(l);
         return rc;
     }
     return outq_push_listing(&c->q, l, off);    /* -ENOMEM ends the session */
+}
+
+static int econn_drained(void *arg)
+{
+    return may_send_now(arg);
+}
+
+/* ---- reading and writing ------------------------------------------------ */
+
+/* Reading on or off; the read event is added and deleted only when that
+ * changes (each is an epoll_ctl). Adding it restarts --timeout. */
+static void read_on(struct econn *c)
+{
+    struct timeval tv;
+
+    if (!c->reading)
+        event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
+    c->reading = 1;
+}
+
+static void read_off(struct econn *c)
+{
+    if (c->reading)
+        event_del(c->rev);
+    c->reading = 0;
+}
+
+/* Watching for writability, once, with --write-timeout from then on. */
+static void write_on(struct econn *c)
+{
+    struct timeval tv;
+
+    if (!c->writing)
+        event_add(c->wev, timeout_of(srv.opt.write_timeout_s, &tv));
+    c->writing = 1;
+}
+
+static void write_off(struct econn *c)
+{
+    if (c->writing)
+        event_del(c->wev);
+    c->writing = 0;
 }
 
 /* ---- ending --------------------------------------------------------------- */
@@ -196,6 +259,8 @@ static void release(struct econn *c)
 
 void econn_close(struct econn *c)
 {
+    struct journal *j = c->conn.session->store->journal;
+
     end_session(c);
     if (!c->released)
         conns_note_end(&c->conn, c->idle, c->begin_error);
@@ -205,8 +270,8 @@ void econn_close(struct econn *c)
         event_free(c->wev);
     if (c->granted)
         event_free(c->granted);
-    if (c->held)
-        journal_wait_cancel(c->conn.session->store->journal, &c->jwaiter);
+    if (c->hold_seq && j)
+        journal_wait_cancel(j, &c->jwaiter);
     if (c->durable)
         event_free(c->durable);
     if (c->more)
@@ -232,21 +297,99 @@ static void begin_linger(struct econn *c)
     c->state = ECONN_LINGER;
     c->linger_until = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     shutdown(c->conn.fd, SHUT_WR);
-    event_del(c->rev);
+    read_off(c);
     event_add(c->rev, &tv);
+    c->reading = 1;
 }
 
 static void begin_closing(struct econn *c)
 {
     end_session(c);                     /* coarse: the lock goes on now */
     c->state = ECONN_CLOSING;
-    event_del(c->rev);
-    if (c->conn.session->send_error) {
-        econn_close(c);                 /* the client is gone or stuck */
+    read_off(c);
+}
+
+/* ---- what comes next ------------------------------------------------------ */
+
+/* The journal's answer for the record the queue is held for: 0 when it is
+ * durable (the hold is over), -EAGAIN when c waits for it (queued with the
+ * journal; on_durable comes back), -EIO when it never will be. */
+static int hold_over(struct econn *c)
+{
+    struct journal *j = c->conn.session->store->journal;
+    int rc = journal_wait_async(j, &c->jwaiter, c->hold_seq);
+
+    if (rc == -EAGAIN) {
+        events_commit_soon(c->w, c->hold_seq);
+        return rc;
+    }
+    if (journal_durable(j, c->hold_seq) < 0)
+        return -EIO;
+    c->hold_seq = 0;
+    return 0;
+}
+
+/* After a slice of requests, and after each thing the connection waited
+ * for (the journal, the socket, its turn): sends what may leave, then
+ * decides what to wait for next. more: complete requests may be buffered.
+ * While replies wait for the journal, reading stays as it is: a client
+ * with one request in flight sends nothing more, and a client that does
+ * is stopped then (on_read), so the common case costs no epoll_ctl. */
+static void settle(struct econn *c, int more)
+{
+    struct session *s = c->conn.session;
+    int rc = c->hold_seq ? hold_over(c) : 0;
+
+    if (rc == -EAGAIN)
+        return;                         /* on_durable comes back */
+    if (rc == 0 && c->q.bytes) {
+        ssize_t n = outq_send(&c->q, c->conn.fd);
+        rc = n < 0 && n != -EAGAIN ? (int)n : 0;
+    }
+    if (rc || s->send_error) {
+        econn_close(c);                 /* the client is gone or stuck, or
+                                           the replies must not leave */
         return;
     }
-    if (c->q.bytes == 0)
+    if (s->ending && c->state != ECONN_CLOSING)
+        begin_closing(c);
+    if (c->q.bytes) {                   /* on_write comes back */
+        read_off(c);
+        write_on(c);
+        return;
+    }
+    write_off(c);
+    if (c->state == ECONN_CLOSING) {
         begin_linger(c);
+    } else if (more || session_waiting(s) != SESSION_RUNS) {
+        static const struct timeval now = { 0, 0 };
+        read_off(c);
+        /* The worker's other clients first, then the rest. A timer, not
+         * event_active: an active event would run again in this same
+         * pass of the loop, before the loop polls the sockets; an expired
+         * timer waits for the next pass, after the poll. */
+        event_add(c->more, &now);
+    } else {
+        read_on(c);
+    }
+}
+
+/* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
+ * one time slice, has its replies sent (marked for the journal), and
+ * settles what comes next. */
+static void serve(struct econn *c, size_t n)
+{
+    int more;
+
+    session_received_slice(c->conn.session, n, ECONN_SLICE_NS, &more);
+    session_flush(c->conn.session);
+    settle(c, more);
+}
+
+/* Complete requests may wait in the input buffer. */
+static int input_left(const struct econn *c)
+{
+    return lr_pending(&c->conn.session->in) > 0;
 }
 
 /* ---- the callbacks -------------------------------------------------------- */
@@ -262,58 +405,7 @@ static void on_linger(struct econn *c, short what)
     econn_close(c);
 }
 
-/* Sends a slice's replies, and decides what to wait for next: the worker's
- * other clients (more requests buffered), the client reading (replies
- * queued), or more requests. */
-static void answered(struct econn *c, int done, int more, int reread)
-{
-    struct session *s = c->conn.session;
-    struct timeval tv;
-
-    session_flush(s);                   /* durable by now: never blocks */
-    if (done || s->ending) {
-        begin_closing(c);
-        return;
-    }
-    if (more) {                         /* others first, then the rest */
-        static const struct timeval now = { 0, 0 };
-        event_del(c->rev);
-        /* A timer, not event_active: an active event would run again in
-         * this same pass of the loop, before the loop polls the sockets;
-         * an expired timer waits for the next pass, after the poll. */
-        event_add(c->more, &now);
-    } else if (c->q.bytes) {
-        event_del(c->rev);              /* on_write resumes reading */
-    } else if (reread) {
-        event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
-    }                                   /* else reading simply goes on */
-}
-
-/* Answers what arrived (n bytes, or 0 to go on with what is buffered) for
- * one time slice. Replies that acknowledge mutations not yet durable are
- * held, and no more requests answered, until the journal's round says so
- * (on_durable): the worker serves its other clients meanwhile. */
-static void answer(struct econn *c, size_t n)
-{
-    int more;
-    int done = session_received_slice(c->conn.session, n, ECONN_SLICE_NS,
-                                      &more);
-
-    if (session_durable_async(c->conn.session, &c->jwaiter) == -EAGAIN) {
-        c->held = 1;
-        c->held_done = done;
-        c->held_more = more;
-        /* Reading stays armed: a client with one request in flight sends
-         * nothing more until answered, so on_read never runs and the
-         * socket costs no epoll_ctl to stop and restart. One that does
-         * send more is stopped then (on_read). */
-        events_commit_soon(c->w, c->conn.session->journal_seq);
-        return;
-    }
-    answered(c, done, more, n == 0);
-}
-
-/* The flusher's word, on another thread, with the journal's lock held:
+/* The journal's word, on another thread, with the journal's lock held:
  * only wake this connection's worker. */
 static void notify_durable(void *arg)
 {
@@ -326,10 +418,8 @@ static void on_durable(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
     (void)fd; (void)what;
 
-    if (!c->held)
-        return;
-    c->held = 0;
-    answered(c, c->held_done, c->held_more, 1);
+    if (c->hold_seq)
+        settle(c, input_left(c));
 }
 
 static void on_more(evutil_socket_t fd, short what, void *arg)
@@ -338,7 +428,7 @@ static void on_more(evutil_socket_t fd, short what, void *arg)
     (void)fd; (void)what;
 
     if (c->state == ECONN_OPEN)
-        answer(c, 0);
+        serve(c, 0);
 }
 
 static void on_read(evutil_socket_t fd, short what, void *arg)
@@ -351,8 +441,8 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         on_linger(c, what);
         return;
     }
-    if (c->held) {                      /* more, or a timeout, while the */
-        event_del(c->rev);              /* replies wait: on_durable reads */
+    if (c->hold_seq || c->q.bytes) {    /* more, or a timeout, while the */
+        read_off(c);                    /* replies wait: settle reads on */
         return;
     }
     if (what & EV_TIMEOUT) {
@@ -368,13 +458,12 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
-    answer(c, (size_t)n);
+    serve(c, (size_t)n);
 }
 
 static void on_write(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
-    struct timeval tv;
 
     if (what & EV_TIMEOUT) {
         c->conn.session->send_error = -EAGAIN;  /* --write-timeout */
@@ -386,13 +475,8 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
-    if (c->q.bytes)
-        return;
-    event_del(c->wev);
-    if (c->state == ECONN_CLOSING)
-        begin_linger(c);
-    else if (c->state == ECONN_OPEN && !c->held)
-        event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
+    if (c->q.bytes == 0)
+        settle(c, c->state == ECONN_OPEN && input_left(c));
 }
 
 /* The store's hand-over, on another thread, with its handoff mutex held:
@@ -403,21 +487,14 @@ static void notify_granted(void *arg)
     event_active(c->granted, EV_READ, 0);
 }
 
-static void open_session(struct econn *c)
-{
-    struct timeval tv;
-
-    c->state = ECONN_OPEN;
-    event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
-}
-
 static void on_granted(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
     (void)fd; (void)what;
 
     session_begin_adopt(c->conn.session, &c->waiter);
-    open_session(c);
+    c->state = ECONN_OPEN;
+    read_on(c);
 }
 
 void econn_begin(struct econn *c, struct event_base *base)
@@ -434,18 +511,17 @@ void econn_begin(struct econn *c, struct event_base *base)
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
     if (!c->rev || !c->wev || !c->granted || !c->more || !c->durable) {
-        c->state = ECONN_CLOSING;
         econn_close(c);
         return;
     }
     int rc = session_begin_nowait(c->conn.session, &c->waiter);
     if (rc == 0) {
-        open_session(c);
+        c->state = ECONN_OPEN;
+        read_on(c);
     } else if (rc == -EAGAIN) {
         c->state = ECONN_PARKED;        /* unread until its turn */
     } else {
         c->begin_error = rc;
-        c->state = ECONN_CLOSING;
         econn_close(c);
     }
 }

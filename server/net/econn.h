@@ -2,7 +2,7 @@
  * session, its events and what it still has to send. Used only by its
  * worker's thread, except conn (the registry's, under conns_lock), the
  * waiter (the store's queue, under the store's handoff mutex) and jwaiter
- * (the journal's list, under journal->lock).
+ * (the journal's list, under the journal's lock).
  */
 #ifndef SSN_ECONN_H
 #define SSN_ECONN_H
@@ -16,6 +16,7 @@
 struct worker;
 
 enum econn_state {
+    ECONN_NEW,                  /* made, its session not begun yet */
     ECONN_PARKED,               /* coarse: waiting for the store lock */
     ECONN_OPEN,                 /* serving requests */
     ECONN_CLOSING,              /* ended: sending what is left */
@@ -31,16 +32,15 @@ struct econn {
     struct event *granted;      /* activated when a parked session may begin */
     struct event *more;         /* activated to go on with buffered requests
                                    after the worker's other clients */
+    int reading, writing;       /* rev, wev added */
     struct store_waiter waiter;
-    struct event *durable;      /* activated when the replies held back for
-                                   the journal may leave */
+    struct event *durable;      /* activated by the journal when hold_seq
+                                   is durable, or never will be */
     struct journal_waiter jwaiter;
-    int held;                   /* replies held back for the journal; the
-                                   socket is not read meanwhile (its read
-                                   event stays armed: on_read stops it
-                                   only if the client sends more) */
-    int held_done, held_more;   /* what the slice that held them said */
     struct outq q;              /* what the socket has not taken yet */
+    uint64_t hold_seq;          /* the journal record the replies in q
+                                   acknowledge: none of q leaves before it
+                                   is durable; 0: none */
     uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */
     int idle;                   /* closed by --timeout */
     int released;               /* out of the registry: lingering only */
@@ -58,7 +58,7 @@ void econn_begin(struct econn *c, struct event_base *base);
 void econn_close(struct econn *c);
 
 /* events.c: asks c's worker to make journal record seq durable once its
- * pass over the ready connections ends (answer holds c meanwhile). */
+ * pass over the ready connections ends (c's replies wait meanwhile). */
 void events_commit_soon(struct worker *w, uint64_t seq);
 
 /* events.c: takes c off its worker's list (econn_close calls it). */

@@ -49,7 +49,7 @@ void events_forget(struct econn *c)
         c->next->prev = c->prev;
 }
 
-static void adopt(struct worker *w, struct econn *c)
+static void take_over(struct worker *w, struct econn *c)
 {
     c->prev = NULL;
     c->next = w->conns;
@@ -73,7 +73,7 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
     while (list) {
         struct econn *c = list;
         list = c->next;
-        adopt(w, c);
+        take_over(w, c);
     }
     if (stopping) {
         while (w->conns)
@@ -89,14 +89,13 @@ void events_commit_soon(struct worker *w, uint64_t seq)
     event_active(w->commit, EV_READ, 0);
 }
 
-/* Redis's model of group commit (beforeSleep): once every connection
- * ready in this pass has been answered, the worker makes the records its
- * held replies need durable, leading the round itself (journal_commit:
- * one write and one sync for all of them, and for the other worker's
- * records appended meanwhile); when a round is under way already, it
- * does not wait for it. The round wakes the held connections
- * (journal_wait_async's notify), answered in the next pass. The worker
- * blocks for the sync, as Redis's one thread does. */
+/* Group commit once the pass is over (Redis's beforeSleep): when every
+ * connection ready in this pass has been answered, the worker asks for the
+ * records its waiting replies need (journal_commit): the flusher writes
+ * and syncs them in one round, with the other worker's records appended
+ * meanwhile, and never on this thread, so the worker goes on answering
+ * its other connections. The round's end wakes the waiting connections
+ * (journal_wait_async's notify). */
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
@@ -112,6 +111,7 @@ static void *worker_main(void *arg)
 {
     struct worker *w = arg;
 
+    srv_on_event_loop = 1;
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }

@@ -1,7 +1,8 @@
 /* threads.c -- the thread-per-connection driver (threads.h). A session
  * thread blocks in read(2), hands what arrived to its session, and writes
- * the batch's replies with one write. The thread never holds the store
- * lock itself: the session takes it through the lock policy. */
+ * the batch's replies with one write, after waiting for the journal when
+ * they acknowledge a mutation. The thread never holds the store lock
+ * itself: the session takes it through the lock policy. */
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -12,6 +13,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include "fdio.h"
+#include "journal/journal.h"
 #include "log.h"
 #include "server.h"
 #include "session.h"
@@ -39,9 +41,39 @@ int threads_init(void)
     return -rc;
 }
 
-int threads_send_fd(void *fd, const void *data, size_t len)
+/* The one way out of a thread's session: a reply that acknowledges a
+ * journal record waits here until the record is durable (group commit:
+ * journal_wait leads a round itself when none is under way), then is
+ * written, blocking. */
+static int conn_send(void *arg, const void *data, size_t len,
+                     uint64_t durable)
 {
-    return fd_write_all((int)(intptr_t)fd, data, len);
+    struct conn *c = arg;
+
+    if (durable) {
+        int rc = journal_wait(c->session->store->journal, durable);
+        if (rc)
+            return rc;          /* never durable: the reply must not go */
+    }
+    return fd_write_all(c->fd, data, len);
+}
+
+/* fine's streamed PRINT: written at once, the store lock held. */
+static int conn_send_locked(void *arg, const void *data, size_t len)
+{
+    struct conn *c = arg;
+
+    return fd_write_all(c->fd, data, len);
+}
+
+struct session *threads_session_new(struct conn *c, int quiet)
+{
+    const struct session_io io = {
+        .send = conn_send, .send_locked = conn_send_locked, .arg = c,
+    };
+
+    c->session = session_new(&srv.store, &io, quiet);
+    return c->session;
 }
 
 int threads_serve(struct session *s, int rfd)
@@ -133,9 +165,6 @@ static void set_timeouts(int fd)
 
 int threads_start(int fd, const char *peer)
 {
-    const struct session_io io = {
-        .send = threads_send_fd, .arg = (void *)(intptr_t)fd,
-    };
     struct conn *c = calloc(1, sizeof(*c));
     pthread_t tid;
     int rc;
@@ -144,8 +173,7 @@ int threads_start(int fd, const char *peer)
         return -ENOMEM;
     c->fd = fd;
     snprintf(c->peer, sizeof(c->peer), "%s", peer);
-    c->session = session_new(&srv.store, &io, 0);
-    if (!c->session) {
+    if (!threads_session_new(c, 0)) {
         free(c);
         return -ENOMEM;
     }

@@ -8,11 +8,12 @@
 
 #include <stddef.h>
 
+struct conn;
 struct session;
 
-/* The session_io send hook for a blocking descriptor passed as
- * (void *)(intptr_t)fd. */
-int threads_send_fd(void *fd, const void *data, size_t len);
+/* Makes c's session (c->session, also returned; NULL when out of memory)
+ * with this driver's blocking sends to c->fd. */
+struct session *threads_session_new(struct conn *c, int quiet);
 
 #define THREADS_ENDED     1     /* the session ended itself: QUIT, an
                                    output limit, a failed send */
