@@ -1,22 +1,28 @@
 /* rbtree_dot.c -- the top levels of a red-black tree as Graphviz DOT, its
  * faults marked (rbtree_dot.h).
  *
- * The top levels are first copied into a table laid out as a binary heap:
- * the root in slot 1, the children of slot i in 2i and 2i+1, and the slots
- * from 2^depth on hold the children cut off by the bound. Each link is read
- * once, while copying; a node met a second time (a cycle, a shared child)
- * is not copied again but points at its first slot (alias). Then two walks
- * of the tree itself, both bounded by its count and RB_MAX_DEPTH: one
- * counts the nodes under each cut, one finds the faults (rb_check_faults),
- * each placed by following its path, root first, down the table to the
- * node's slot, or to the cut box above it. The lines come last, from the
- * table alone, in slot order: so a node's left child is written before its
- * right one, which is what ordering=out keeps apart.
+ * The take copies the top levels into the snapshot's table, laid out as a
+ * binary heap: the root in slot 1, the children of slot i in 2i and 2i+1,
+ * and the slots from 2^depth on hold the children cut off by the bound.
+ * Each link is read once, while copying; a node met a second time (a
+ * cycle, a shared child) is not copied again but points at its first slot
+ * (alias). The drawn nodes' labels are made then. Then two walks of the
+ * tree itself, both bounded by its count and RB_MAX_DEPTH: one counts the
+ * nodes under each cut, one finds the faults (rb_check_faults), each placed
+ * by following its path, root first, down the table to the node's slot, or
+ * to the cut box above it. Last, the node pointers are dropped, leaving
+ * only whether a slot holds a node: nothing in a taken snapshot leads back
+ * into the tree.
+ *
+ * The write makes the lines from the table alone, in slot order: so a
+ * node's left child is written before its right one, which is what
+ * ordering=out keeps apart.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "rbtree_dot.h"
 
 #define DOT_LINE_MAX 1024       /* one statement: a label escaped (at most
@@ -26,27 +32,65 @@
 #define UNKNOWN      ((size_t)-1)   /* a count that cannot be trusted */
 
 struct slot {
-    const struct rb_node *node; /* NULL: no child here */
+    const struct rb_node *node; /* during the take only: NULL, no child */
     size_t hidden;              /* cut slots: nodes in node's subtree */
     unsigned short alias;       /* node's first slot when met before */
+    unsigned char present;      /* a node is here: what the write needs
+                                   of node, kept when node is dropped */
     unsigned char red;          /* node's colour, read once */
     unsigned char marks;        /* 1 << rb_rule for each rule broken */
 };
 
-struct dot_run {
-    const struct rb_dot *d;
-    struct slot *slot;          /* [1, nslots); slot[0] unused */
+struct rb_dot_snapshot {
+    int max_depth;              /* the most levels it has room for */
+    int depth;                  /* the take's levels; 0: never taken */
+    int checked;                /* the take had a cmp */
+    size_t count;               /* the tree's count, read once */
     size_t cut;                 /* the first cut slot: 2^depth */
     size_t nslots;              /* 2^(depth + 1) */
     unsigned broken;            /* 1 << rb_rule for every rule broken */
-    const char *verdict;        /* what rb_check says */
-    char line[DOT_LINE_MAX];
+    const char *verdict;        /* what rb_check says: a rule's name */
+    char *labels;               /* slot i's at (i - 1) * RB_DOT_LABEL_MAX,
+                                   for i in [1, cut) */
+    struct slot slot[];         /* [1, nslots); slot[0] unused */
 };
+
+static char *label_of(const struct rb_dot_snapshot *snap, size_t i)
+{
+    return snap->labels + (i - 1) * RB_DOT_LABEL_MAX;
+}
+
+struct rb_dot_snapshot *rb_dot_snapshot_new(int depth)
+{
+    struct rb_dot_snapshot *snap;
+    size_t cut, slots_size;
+
+    if (depth < 1 || depth > RB_DOT_MAX_DEPTH) {
+        errno = EINVAL;
+        return NULL;
+    }
+    cut = (size_t)1 << depth;
+    slots_size = 2 * cut * sizeof(struct slot);
+    /* One block: the header, the slots, then the labels (chars, which
+     * need no alignment). calloc: a label never made is empty. */
+    snap = calloc(1, sizeof(*snap) + slots_size +
+                     (cut - 1) * RB_DOT_LABEL_MAX);
+    if (!snap)
+        return NULL;                    /* errno: ENOMEM */
+    snap->max_depth = depth;
+    snap->labels = (char *)snap->slot + slots_size;
+    return snap;
+}
+
+void rb_dot_snapshot_free(struct rb_dot_snapshot *snap)
+{
+    free(snap);
+}
 
 /* ---- the table ------------------------------------------------------- */
 
 /* The slot before `before` where n was copied, or 0. */
-static unsigned short first_slot(const struct dot_run *r,
+static unsigned short first_slot(const struct rb_dot_snapshot *r,
                                  const struct rb_node *n, size_t before)
 {
     for (size_t j = 1; j < before; j++)
@@ -58,7 +102,7 @@ static unsigned short first_slot(const struct dot_run *r,
 /* Copies the top depth levels and the cut children, breadth first. At most
  * 2^(depth+1) slots, each compared with those before it: a million pointer
  * comparisons at depth 10, and no walk that a cycle could prolong. */
-static void collect(struct dot_run *r, const struct rb_node *root)
+static void collect(struct rb_dot_snapshot *r, const struct rb_node *root)
 {
     r->slot[1].node = root;
     if (root)
@@ -109,22 +153,22 @@ static size_t count_below(const struct rb_node *n,
 }
 
 /* Counts every cut subtree, count + 1 nodes at most over all of them. */
-static void count_hidden(struct dot_run *r, size_t count)
+static void count_hidden(struct rb_dot_snapshot *r)
 {
-    size_t budget = count + 1;
+    size_t budget = r->count + 1;
 
     for (size_t i = r->cut; i < r->nslots; i++) {
         struct slot *s = &r->slot[i];
 
         if (s->node && !s->alias)
             s->hidden = count_below(s->node, r->slot[i / 2].node,
-                                    r->d->depth + 1, &budget);
+                                    r->depth + 1, &budget);
     }
 }
 
 /* ---- the faults ------------------------------------------------------ */
 
-static size_t unalias(const struct dot_run *r, size_t i)
+static size_t unalias(const struct rb_dot_snapshot *r, size_t i)
 {
     return r->slot[i].alias ? r->slot[i].alias : i;
 }
@@ -137,7 +181,8 @@ static const struct rb_node *path_node(const struct rb_fault *f, int k)
 
 /* The slot to mark for f: its node's own, or the cut box above it. 0 when
  * the path is not the table's (the tree changed between the walks). */
-static size_t place(const struct dot_run *r, const struct rb_fault *f)
+static size_t place(const struct rb_dot_snapshot *r,
+                    const struct rb_fault *f)
 {
     size_t i = 1;
 
@@ -163,7 +208,7 @@ static size_t place(const struct dot_run *r, const struct rb_fault *f)
  * graph's label (so a fault that has no slot is still named there). */
 static int on_fault(const struct rb_fault *f, void *arg)
 {
-    struct dot_run *r = arg;
+    struct rb_dot_snapshot *r = arg;
     size_t i = f->node ? place(r, f) : 0;
 
     r->broken |= 1u << f->rule;
@@ -172,13 +217,71 @@ static int on_fault(const struct rb_fault *f, void *arg)
     return 0;
 }
 
+/* ---- the take -------------------------------------------------------- */
+
+/* Each drawn node's label, in the buffer of its slot, zeroed first: what
+ * label leaves unwritten is the end of the string. */
+static void make_labels(struct rb_dot_snapshot *r, rb_dot_label_fn label)
+{
+    for (size_t i = 1; i < r->cut; i++) {
+        const struct slot *s = &r->slot[i];
+        char *buf = label_of(r, i);
+
+        if (!s->node || s->alias)
+            continue;
+        memset(buf, 0, RB_DOT_LABEL_MAX);
+        if (label) {
+            label(s->node, buf, RB_DOT_LABEL_MAX);
+            buf[RB_DOT_LABEL_MAX - 1] = '\0';
+        }
+    }
+}
+
+/* Keeps only whether each slot holds a node: the write needs no more. */
+static void drop_pointers(struct rb_dot_snapshot *r)
+{
+    for (size_t i = 1; i < r->nslots; i++) {
+        r->slot[i].present = r->slot[i].node != NULL;
+        r->slot[i].node = NULL;
+    }
+}
+
+int rb_dot_snapshot_take(const struct rb_tree *t, const struct rb_dot *d,
+                         struct rb_dot_snapshot *snap)
+{
+    if (d->depth < 1 || d->depth > snap->max_depth)
+        return -EINVAL;
+    snap->depth = d->depth;
+    snap->checked = d->cmp != NULL;
+    snap->count = t->count;             /* read once */
+    snap->cut = (size_t)1 << d->depth;
+    snap->nslots = 2 * snap->cut;
+    snap->broken = 0;
+    snap->verdict = NULL;
+    memset(snap->slot, 0, snap->nslots * sizeof(snap->slot[0]));
+    collect(snap, t->root);
+    make_labels(snap, d->label);
+    count_hidden(snap);
+    if (d->cmp)
+        snap->verdict = rb_check_faults(t, d->cmp, on_fault, snap);
+    drop_pointers(snap);
+    return 0;
+}
+
 /* ---- the lines ------------------------------------------------------- */
 
-static int emit(struct dot_run *r, const char *fmt, ...)
+/* One write: the snapshot, where its lines go, and the line being made. */
+struct dot_out {
+    const struct rb_dot_snapshot *snap;
+    const struct rb_dot *d;
+    char line[DOT_LINE_MAX];
+};
+
+static int emit(struct dot_out *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Formats one line and hands it to out. */
-static int emit(struct dot_run *r, const char *fmt, ...)
+static int emit(struct dot_out *r, const char *fmt, ...)
 {
     va_list ap;
     int n;
@@ -255,25 +358,20 @@ static void mark_attrs(char *buf, size_t size, unsigned marks,
              "tooltip=\"%s%s\"", prefix, rules, prefix, rules);
 }
 
-static int emit_node(struct dot_run *r, size_t i)
+static int emit_node(struct dot_out *r, size_t i)
 {
-    const struct slot *s = &r->slot[i];
-    char raw[RB_DOT_LABEL_MAX] = "", label[2 * RB_DOT_LABEL_MAX];
-    char marks[2 * RULES_MAX + 96];
+    const struct slot *s = &r->snap->slot[i];
+    char label[2 * RB_DOT_LABEL_MAX], marks[2 * RULES_MAX + 96];
 
-    if (r->d->label) {
-        r->d->label(s->node, raw, sizeof(raw));
-        raw[sizeof(raw) - 1] = '\0';
-    }
-    escape(label, sizeof(label), raw);
+    escape(label, sizeof(label), label_of(r->snap, i));
     mark_attrs(marks, sizeof(marks), s->marks, "");
     return emit(r, "  n%zu [label=\"%s\", fillcolor=%s%s];", i, label,
                 s->red ? "red" : "black", marks);
 }
 
-static int emit_cut(struct dot_run *r, size_t i)
+static int emit_cut(struct dot_out *r, size_t i)
 {
-    const struct slot *s = &r->slot[i];
+    const struct slot *s = &r->snap->slot[i];
     char count[24] = "?", marks[2 * RULES_MAX + 96];
 
     if (s->hidden != UNKNOWN)
@@ -285,15 +383,15 @@ static int emit_cut(struct dot_run *r, size_t i)
 
 /* Slot i's statements: its node, cut box or nil leaf, and the edge from
  * its parent; nothing under a slot that is not drawn. */
-static int emit_slot(struct dot_run *r, size_t i)
+static int emit_slot(struct dot_out *r, size_t i)
 {
-    const struct slot *s = &r->slot[i], *up = &r->slot[i / 2];
-    char kind = i < r->cut ? 'n' : 'h';
+    const struct slot *s = &r->snap->slot[i], *up = &r->snap->slot[i / 2];
+    char kind = i < r->snap->cut ? 'n' : 'h';
     int rc;
 
-    if (i > 1 && (!up->node || up->alias))
+    if (i > 1 && (!up->present || up->alias))
         return 0;
-    if (!s->node) {
+    if (!s->present) {
         if (!r->d->nil_leaves)
             return 0;
         rc = emit(r, "  z%zu [label=\"nil\", shape=box, fillcolor=black, "
@@ -303,7 +401,7 @@ static int emit_slot(struct dot_run *r, size_t i)
     if (s->alias)
         return emit(r, "  n%zu -> %c%u [color=orange, penwidth=3, "
                     "arrowhead=normal, constraint=false, label=\"again\"];",
-                    i / 2, s->alias < r->cut ? 'n' : 'h', s->alias);
+                    i / 2, s->alias < r->snap->cut ? 'n' : 'h', s->alias);
     rc = kind == 'n' ? emit_node(r, i) : emit_cut(r, i);
     if (rc || i == 1)
         return rc;
@@ -312,26 +410,27 @@ static int emit_slot(struct dot_run *r, size_t i)
 }
 
 /* The graph's opening lines; its label says what the checker found. */
-static int emit_head(struct dot_run *r, size_t count)
+static int emit_head(struct dot_out *r)
 {
+    const struct rb_dot_snapshot *snap = r->snap;
     char rules[RULES_MAX] = "", found[RULES_MAX + 32] = "";
     unsigned first = 0;
     int rc;
 
     for (int k = 0; k < RB_RULES; k++)
-        if (r->verdict == rb_rule_name(k))
+        if (snap->verdict == rb_rule_name(k))
             first = 1u << k;
-    rule_list(rules, sizeof(rules), r->broken & ~first);
-    if (r->d->cmp && !r->verdict)
+    rule_list(rules, sizeof(rules), snap->broken & ~first);
+    if (snap->checked && !snap->verdict)
         snprintf(found, sizeof(found), "\\nall invariants hold");
-    else if (r->d->cmp)
-        snprintf(found, sizeof(found), "\\nbroken: %s%s%s", r->verdict,
+    else if (snap->checked)
+        snprintf(found, sizeof(found), "\\nbroken: %s%s%s", snap->verdict,
                  rules[0] ? "; also " : "", rules);
     rc = emit(r, "digraph rbtree {");
     if (!rc)
         rc = emit(r, "  graph [ordering=out, forcelabels=true, labelloc=t, "
-                  "label=\"%zu nodes, top %d level%s%s\"];", count,
-                  r->d->depth, r->d->depth == 1 ? "" : "s", found);
+                  "label=\"%zu nodes, top %d level%s%s\"];", snap->count,
+                  snap->depth, snap->depth == 1 ? "" : "s", found);
     if (!rc)
         rc = emit(r, "  node [style=filled, fontcolor=white, "
                   "fontname=\"Helvetica\", fontsize=11];");
@@ -340,28 +439,35 @@ static int emit_head(struct dot_run *r, size_t count)
     return rc;
 }
 
+int rb_dot_snapshot_write(const struct rb_dot_snapshot *snap,
+                          const struct rb_dot *d)
+{
+    struct dot_out r = { .snap = snap, .d = d };
+    int rc;
+
+    if (!d->out || !snap->depth)
+        return -EINVAL;
+    rc = emit_head(&r);
+    for (size_t i = 1; i < snap->nslots && !rc; i++)
+        rc = emit_slot(&r, i);
+    if (!rc)
+        rc = emit(&r, "}");
+    return rc;
+}
+
 int rb_dot_write(const struct rb_tree *t, const struct rb_dot *d)
 {
-    struct dot_run r = { .d = d };
-    size_t count = t->count;            /* read once */
+    struct rb_dot_snapshot *snap;
     int rc;
 
     if (!d->out || d->depth < 1 || d->depth > RB_DOT_MAX_DEPTH)
         return -EINVAL;
-    r.cut = (size_t)1 << d->depth;
-    r.nslots = 2 * r.cut;
-    r.slot = calloc(r.nslots, sizeof(*r.slot));
-    if (!r.slot)
+    snap = rb_dot_snapshot_new(d->depth);
+    if (!snap)
         return -ENOMEM;
-    collect(&r, t->root);
-    count_hidden(&r, count);
-    if (d->cmp)
-        r.verdict = rb_check_faults(t, d->cmp, on_fault, &r);
-    rc = emit_head(&r, count);
-    for (size_t i = 1; i < r.nslots && !rc; i++)
-        rc = emit_slot(&r, i);
+    rc = rb_dot_snapshot_take(t, d, snap);
     if (!rc)
-        rc = emit(&r, "}");
-    free(r.slot);
+        rc = rb_dot_snapshot_write(snap, d);
+    rb_dot_snapshot_free(snap);
     return rc;
 }

@@ -5,11 +5,18 @@
  * are personal data and never go into TREE. The nodes that break a rule of
  * the tree are marked, as CHECK would find them.
  *
- * The drawing is written into the reply with the store held for a read, as
- * CHECK's walk is: the tree must not move under it. That is O(n) under the
- * lock (the hidden nodes are counted and the whole tree is checked, two
- * bounded walks), plus at most 2^depth nodes formatted. Copying the top
- * levels out to draw them after leaving would save only the formatting.
+ * Like FIND, TREE copies what it needs out of the tree with the store held
+ * for a read (cmd_store_enter .. cmd_store_leave), and writes its reply
+ * after leaving: the DOT is formatted and put into the reply outside the
+ * store lock, so a reply that outgrows the client's --max-output and must
+ * be sent early (reply_put) never sends on the socket under it. The
+ * snapshot is allocated before entering and freed after leaving, so
+ * nothing is allocated under the lock either. What stays under it is the
+ * take (rb_dot_snapshot_take): the top levels copied and labelled (at most
+ * 2^depth - 1 names), bounded by the depth; and two O(n) walks of the
+ * whole tree, bounded as CHECK's is: one counts the nodes hidden under
+ * each cut, one checks every rule. (Coarse mode holds the store for a
+ * session's whole life, this reply included: that is coarse's design.)
  */
 #include <assert.h>
 #include <errno.h>
@@ -22,7 +29,7 @@
 #include "session.h"
 
 _Static_assert(PROTO_TREE_MAX_DEPTH <= RB_DOT_MAX_DEPTH,
-               "TREE allows more levels than rb_dot_write draws");
+               "TREE allows more levels than rb_dot draws");
 
 /* "Last, First": an entry's names never change once it is made, but the
  * reads stay bounded by ENTRY_NAME_MAX anyway (in nolock the tree may be
@@ -45,20 +52,9 @@ static int tree_out(void *arg, const char *line, size_t len)
     return reply_failed(s) ? -ENOBUFS : 0;
 }
 
-void cmd_tree(struct session *s, int depth)
+/* TREE's last line: END, or what stopped the drawing. */
+static void tree_end(struct session *s, int rc)
 {
-    struct rb_dot d = {
-        .depth = depth, .nil_leaves = 1, .cmp = entry_cmp,
-        .label = person_label, .out = tree_out, .arg = s,
-    };
-    int rc;
-
-    if (cmd_store_enter(s, STORE_READ))
-        return;
-    STORE_ASSERT_HELD(s->store);
-    rc = rb_dot_write(&s->store->tree, &d);
-    cmd_store_leave(s, STORE_READ);
-
     if (rc == 0)
         reply_puts(s, PROTO_END_LINE);
     else if (rc == -ENOMEM)     /* before anything was written */
@@ -66,4 +62,31 @@ void cmd_tree(struct session *s, int depth)
     else if (!reply_failed(s))  /* -EINVAL: the parser lets none through */
         reply_printf(s, "Error: bad depth: a whole number from 1 to %d\n",
                      PROTO_TREE_MAX_DEPTH);
+}
+
+void cmd_tree(struct session *s, int depth)
+{
+    struct rb_dot d = {
+        .depth = depth, .nil_leaves = 1, .cmp = entry_cmp,
+        .label = person_label, .out = tree_out, .arg = s,
+    };
+    struct rb_dot_snapshot *snap = rb_dot_snapshot_new(depth);
+    int rc;
+
+    if (!snap) {
+        tree_end(s, -errno);
+        return;
+    }
+    if (cmd_store_enter(s, STORE_READ)) {
+        rb_dot_snapshot_free(snap);
+        return;
+    }
+    STORE_ASSERT_HELD(s->store);
+    rc = rb_dot_snapshot_take(&s->store->tree, &d, snap);
+    cmd_store_leave(s, STORE_READ);
+
+    if (rc == 0)
+        rc = rb_dot_snapshot_write(snap, &d);   /* the store left */
+    rb_dot_snapshot_free(snap);
+    tree_end(s, rc);
 }

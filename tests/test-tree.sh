@@ -4,10 +4,12 @@
 # END; each drawn node is a person's "Last, First" (no SSN, no age) in the
 # colour the insert order gives it; the depth bound holds and the "+ N
 # more" boxes account for everyone else; the parser's errors for bad
-# depths. Then a nolock server with a wide race window is broken by
-# clients adding at once, and TREE must name what CHECK names and mark a
-# node that breaks it (skipped, not failed, if the race does not break the
-# tree in time: it is a race).
+# depths. A client that pipelines TREEs and never reads must not hold up
+# anyone else: TREE's lines are made after the store is left. Then a
+# nolock server with a wide race window is broken by clients adding at
+# once, and TREE must name what CHECK names and mark a node that breaks it
+# (skipped, not failed, if the race does not break the tree in time: it is
+# a race).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 MODES=(serial nolock coarse fine buffered)
@@ -167,6 +169,187 @@ red_red() {
 if start_server fine; then
     case_big_store
     stop_server "$SRV_PID"
+fi
+
+# ---- a client that reads nothing holds up no one ---------------------------
+
+# TREE formats its lines after leaving the store. When it formatted them
+# under the store lock, a line that met --max-output made the replies held
+# back before it go to the client there and then (reply_put sends them
+# early), on the socket, under the lock: a client that had stopped reading
+# then held the store, every other client waiting, until --write-timeout.
+#
+# The setting (threads driver, where a send blocks): --max-output 4096, so
+# replies are sent mid-batch past 2048 bytes. Each client A repeats K FINDs
+# (K replies just under 2048 bytes, held back) and a TREE whose lines push
+# the reply past 4096 bytes but fit by themselves: the K replies are sent
+# from inside TREE, then TREE's own lines after it. A never reads, so its
+# socket fills (some MB) inside one of those sends; which one depends on
+# the kernel's buffers: inside TREE for one or two A clients in eight
+# here. So a round has eight, started at eight offsets into the cycle.
+# Client B asks FIND all along, and STATS, until the A clients have stopped
+# (commands_total no longer moves): every FIND must be answered within a
+# second. Then the A clients close, and STATS's clients_output_limited
+# counts those whose socket filled inside TREE (TREE's reply lost its early
+# send): that says whether the case happened. Rounds go on, three at most,
+# until it has.
+
+STALL_CLIENTS=8
+
+# stats_of FD: STATS on the connection FD; sets ST_COMMANDS, ST_CONNS and
+# ST_LIMITED. 1 when it is not answered within 2 s.
+stats_of() {
+    ST_COMMANDS="" ST_CONNS="" ST_LIMITED=""
+    send_line "$1" STATS
+    while read_line "$1" 2; do
+        case $LINE in
+        END) return 0 ;;
+        "commands_total "*) ST_COMMANDS=${LINE#* } ;;
+        "connections_current "*) ST_CONNS=${LINE#* } ;;
+        "clients_output_limited "*) ST_LIMITED=${LINE#* } ;;
+        esac
+    done
+    return 1
+}
+
+# stall_setup: 300 people; K FINDs whose replies (STALL_F bytes each) stay
+# under the 2048 mark, then the smallest depth whose TREE passes 4096 with
+# them; the A clients' requests, 8 MB of replies' worth, in STALL_REQ.
+# Returns 1 (with a not-ok line) when no depth fits.
+stall_setup() {
+    local out=$TEST_TMP/stall i k t depth
+    for ((i = 0; i < 300; i++)); do
+        printf 'ADD F%d L%03d 40 000-00-0000\n' "$i" $(( (i * 97) % 300 ))
+    done >"$out.add"
+    echo QUIT >>"$out.add"
+    converse "$SRV_PORT" "$out.add" "$out.add.out" 10
+
+    converse_str "$SRV_PORT" 'FIND F1 L097\nQUIT\n' "$out.find"
+    STALL_F=$(( $(wc -c <"$out.find") - 4 ))       # less "Bye\n"
+    k=$(( 2047 / STALL_F ))
+    for depth in 2 3 4 5 6 7 8; do
+        tree "$SRV_PORT" "TREE $depth" "$out.t$depth"
+        t=$(wc -c <"$out.t$depth")
+        (( k * STALL_F + t > 4096 )) && break
+    done
+    if ! (( k * STALL_F + t > 4096 && t <= 4096 )) || ! grep -qx END "$out.t$depth"; then
+        not_ok "buffered: a TREE that passes 4096 bytes after $k FINDs, alone not (TREE $depth: $t)"
+        return 1
+    fi
+    STALL_CYCLE=$(( k * STALL_F + t ))
+    STALL_REQ=$out.req
+    awk -v k="$k" -v d="$depth" -v n=$(( 8000000 / STALL_CYCLE )) 'BEGIN {
+        for (c = 0; c < n; c++) {
+            for (j = 0; j < k; j++) { i = (c * k + j) % 300
+                                      printf "FIND F%d L%03d\n", i, (i * 97) % 300 }
+            print "TREE " d
+        } }' >"$STALL_REQ"
+}
+
+# stall_round: one round. Sets R_SLOW (empty, or what was slow), R_PROBES
+# (FINDs answered), R_MAX (the slowest, ms), R_QUIET (1 when the A clients
+# stopped) and R_INSIDE (how many filled inside a TREE).
+stall_round() {
+    local b i j fd pid t0 ms quiet=0 last=-1 limited0 deadline want
+    local fds=() pids=()
+    R_SLOW="" R_PROBES=0 R_MAX=0 R_QUIET=0 R_INSIDE=0
+    want=$(print_line F1 L097 40 000-00-0000)
+    open_conn "$SRV_PORT"
+    b=$CONN
+    if ! stats_of "$b"; then
+        R_SLOW="STATS not answered within 2 s before the round"
+        close_conn "$b"
+        return
+    fi
+    limited0=$ST_LIMITED
+    for ((i = 0; i < STALL_CLIENTS; i++)); do
+        open_conn "$SRV_PORT"
+        fds+=("$CONN")
+        # The offset: i eighths of a cycle, as FINDs answered (into the
+        # socket) before the cycles begin.
+        for ((j = 0; j < i * STALL_CYCLE / STALL_CLIENTS / STALL_F; j++)); do
+            echo "FIND F1 L097"
+        done >&"$CONN"
+    done
+    sleep 0.3
+    for fd in "${fds[@]}"; do
+        cat "$STALL_REQ" >&"$fd" 2>/dev/null &
+        pids+=($!)
+    done
+
+    # Until commands_total has stood still (B's own aside) for ten rounds.
+    deadline=$(( $(now) + 30000000 ))
+    while (( $(now) < deadline && quiet < 10 )); do
+        t0=$(now)
+        send_line "$b" "FIND F1 L097"
+        if ! read_line "$b" 2; then
+            R_SLOW="FIND not answered within 2 s"
+            break
+        fi
+        ms=$(elapsed_ms "$t0")
+        R_PROBES=$((R_PROBES + 1))
+        (( ms > R_MAX )) && R_MAX=$ms
+        if [[ $LINE != "$want" ]]; then
+            R_SLOW="FIND answered '$LINE'"
+            break
+        elif (( ms > 1000 )); then
+            R_SLOW="FIND answered after $ms ms"
+            break
+        elif ! stats_of "$b"; then
+            R_SLOW="STATS not answered within 2 s"
+            break
+        fi
+        (( last >= 0 && ST_COMMANDS - last < 10 )) && quiet=$((quiet + 1)) || quiet=0
+        last=$ST_COMMANDS
+        sleep 0.1
+    done
+    (( quiet >= 10 )) && R_QUIET=1
+
+    # The A clients close: a session blocked in a send ends at once.
+    for pid in "${pids[@]}"; do
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    for fd in "${fds[@]}"; do
+        close_conn "$fd"
+    done
+    if [[ -z $R_SLOW ]]; then
+        for ((i = 0; i < 50; i++)); do
+            if stats_of "$b" && [[ $ST_CONNS == 1 ]]; then
+                R_INSIDE=$(( ST_LIMITED - limited0 ))
+                break
+            fi
+            sleep 0.1
+        done
+    fi
+    close_conn "$b"
+}
+
+case_reader_stalls_no_one() {
+    local round what="buffered: FIND answered within 1 s while clients that read nothing send TREEs"
+    stall_setup || return
+    for round in 1 2 3; do
+        stall_round
+        [[ -n $R_SLOW || $R_QUIET == 0 || $R_INSIDE -gt 0 ]] && break
+    done
+    if [[ -n $R_SLOW ]]; then
+        not_ok "$what ($R_SLOW, round $round, after $R_PROBES answered)"
+    elif [[ $R_QUIET == 0 ]]; then
+        not_ok "$what (the other clients still ran after 30 s, round $round)"
+    elif [[ $R_INSIDE == 0 ]]; then
+        ok "$what # SKIP no client's socket filled inside a TREE in $round rounds"
+    else
+        ok "$what (round $round: $R_PROBES FINDs, the slowest $R_MAX ms;" \
+           "$R_INSIDE of $STALL_CLIENTS clients filled inside a TREE)"
+    fi
+}
+
+# --io threads: the driver whose sends block (the event driver queues).
+if start_server buffered --io threads --max-output 4096 --write-timeout 5 \
+        --log-level warn; then
+    case_reader_stalls_no_one
+    stop_server "$SRV_PID"
+    expect_eq "buffered: server exits 0 on SIGTERM after the stalled clients" "$STOP_RC" 0
 fi
 
 # ---- a broken tree --------------------------------------------------------
