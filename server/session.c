@@ -284,7 +284,7 @@ static int run(struct session *s, enum proto_cmd cmd, const char *err,
 }
 
 /* Ends the reply of a request that ran. */
-static void answered(struct session *s)
+static void request_done(struct session *s)
 {
     reply_end(s);
     s->commands++;
@@ -310,7 +310,7 @@ static void handle(struct session *s, const char *line, size_t len)
         s->waiting_cmd = cmd;
         return;
     }
-    answered(s);
+    request_done(s);
 }
 
 /* The request that waited runs again: 1 when it is answered now. */
@@ -320,7 +320,7 @@ static int resume(struct session *s)
     if (cmd_run(s, s->waiting_cmd) == CMD_WAITS)
         return 0;
     s->waiting = 0;
-    answered(s);
+    request_done(s);
     return 1;
 }
 
