@@ -95,6 +95,8 @@ static int count_of(const char *needle)
 /* The node in heap slot i of t (root 1, children 2i and 2i+1), or NULL. */
 static struct rb_node *at_slot(const struct rb_tree *t, size_t i)
 {
+    if (i == 0)
+        return NULL;            /* no slot 0 (and clz(0) is undefined) */
     int top = 63 - __builtin_clzll(i);
     struct rb_node *n = t->root;
 
