@@ -1,5 +1,6 @@
 /* main.c -- ssnserver's start-up and shutdown: options, the store, the
- * logger, libevent's loop with the listener and the SIGINT/SIGTERM events.
+ * logger, libevent's loop with the listener and the signal events
+ * (SIGINT, SIGTERM, SIGHUP, SIGUSR1; SIGPIPE and SIGUSR2 are ignored).
  * The driver (listener.c, threads.c), the session core (session.c) and the
  * lock policy (lockmode.c) are chosen separately; this file only wires them
  * together. */
@@ -222,7 +223,29 @@ static int server_init(void)
     return 0;
 }
 
-/* libevent, the logger, the listener and the signal events. */
+/* The signal events. libevent installs a signal's handler only when its
+ * event is added, and a supervisor may signal the instant it reads
+ * "listening on", so they are added before the listener exists: a signal
+ * that comes before the loop runs waits for it, pending, instead of
+ * killing the server by its default action. They come after the journal's
+ * replay, so that SIGINT still ends a long replay at once. */
+static int signals_add(struct loop *lp)
+{
+    static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+    event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
+
+    for (int i = 0; i < 4; i++) {
+        lp->signals[i] = evsignal_new(lp->base, sigs[i], cbs[i], lp->base);
+        if (!lp->signals[i] || evsignal_add(lp->signals[i], NULL)) {
+            fprintf(stderr, "ssnserver: cannot catch %s\n",
+                    strsignal(sigs[i]));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* libevent, the logger, the signal events and the listener. */
 static int loop_start(struct loop *lp)
 {
     if (evthread_use_pthreads() || !(lp->base = event_base_new())) {
@@ -248,18 +271,8 @@ static int loop_start(struct loop *lp)
     }
     if (journal_start())        /* replayed before anyone can connect */
         return -1;
-    if (listener_start(lp->base))
+    if (signals_add(lp) || listener_start(lp->base))
         return -1;
-    static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
-    event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
-    for (int i = 0; i < 4; i++) {
-        lp->signals[i] = evsignal_new(lp->base, sigs[i], cbs[i], lp->base);
-        if (!lp->signals[i] || evsignal_add(lp->signals[i], NULL)) {
-            fprintf(stderr, "ssnserver: cannot catch %s\n",
-                    strsignal(sigs[i]));
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -327,6 +340,8 @@ int main(int argc, char **argv)
 
     options_parse(argc, argv, &srv.opt, lock_policy_built);
     signal(SIGPIPE, SIG_IGN);           /* a vanished client is an EPIPE */
+    signal(SIGUSR2, SIG_IGN);           /* no meaning: a stray one must not
+                                           kill the server (its default) */
     if (digest_global_init()) {
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;
