@@ -29,6 +29,8 @@
 
 #define STOP_GRACE_MS 500       /* sessions get this long to finish their
                                    current request at exit */
+#define EXIT_ABANDONED 3        /* the exit status of a stop that left
+                                   sessions running (ssnserver.1) */
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
@@ -309,25 +311,42 @@ static void log_started(void)
         log_msg(LOG_LEVEL_WARN, "%s", p->warning);
 }
 
-/* Stops accepting and lets each session finish its current request. When
- * some do not in time, exits at once: their threads still use the store. */
+/* A stop that cannot wait any longer: says how many sessions it leaves
+ * running and exits at once with EXIT_ABANDONED, without cleaning up,
+ * since their threads still use the store. Their clients lose the request
+ * in progress, so a supervisor must be able to tell this from a clean
+ * stop. worker_busy: an event worker did not stop (--io events). */
+static void abandon(int worker_busy)
+{
+    long left = atomic_load(&srv.connections_current);
+    const char *s = left == 1 ? "" : "s";
+
+    if (worker_busy)
+        log_msg(LOG_LEVEL_ERROR, "a worker still busy %d ms after the stop: "
+                "%ld session%s abandoned; exiting with status %d",
+                STOP_GRACE_MS, left, s, EXIT_ABANDONED);
+    else
+        log_msg(LOG_LEVEL_ERROR, "%ld session%s still running %d ms after "
+                "the stop: abandoned; exiting with status %d", left, s,
+                STOP_GRACE_MS, EXIT_ABANDONED);
+    log_shutdown();
+    _exit(EXIT_ABANDONED);
+}
+
+/* Stops accepting and lets each session finish its current request, for
+ * STOP_GRACE_MS; the ones that do not are abandoned (exit EXIT_ABANDONED). */
 static void drain_sessions(void)
 {
     atomic_store(&srv.stopping, 1);     /* no log line per connection */
     listener_stop();
-    if (srv.opt.io_events && events_stop(STOP_GRACE_MS)) {
-        log_msg(LOG_LEVEL_WARN, "a worker still busy after %d ms; exiting",
-                STOP_GRACE_MS);
-        log_shutdown();
-        _exit(0);       /* it still uses the store: no cleanup */
-    }
+    if (srv.opt.io_events && events_stop(STOP_GRACE_MS))
+        abandon(1);
     conns_stop_all();
-    if (!conns_wait_empty(STOP_GRACE_MS)) {
-        log_msg(LOG_LEVEL_WARN, "%ld sessions had not ended after %d ms; exiting",
-                atomic_load(&srv.connections_current), STOP_GRACE_MS);
-        log_shutdown();
-        _exit(0);
-    }
+    /* A session that ended just after the deadline is no longer running:
+     * only a count above zero is an abandonment. */
+    if (!conns_wait_empty(STOP_GRACE_MS) &&
+        atomic_load(&srv.connections_current) > 0)
+        abandon(0);
     log_msg(LOG_LEVEL_INFO, "stopped after %ld connections, %ld commands",
             atomic_load(&srv.connections_total),
             atomic_load(&srv.commands_total));

@@ -1,10 +1,10 @@
 #!/bin/bash
 # test-server-lifecycle.sh -- a server's life outside the protocol: --help
 # and --version for each mode, bad options (exit 2), -p 0 and the default
-# bind address, a busy port, SIGTERM and SIGINT with a client connected,
-# SIGHUP and SIGUSR2 the instant the server is ready, clients that vanish
-# (SIGPIPE), --stdin --quiet, and serial mode serving a second client only
-# after the first has gone.
+# bind address, a busy port, SIGTERM and SIGINT with a client connected, a
+# stop that must abandon a session (exit 3), SIGHUP and SIGUSR2 the instant
+# the server is ready, clients that vanish (SIGPIPE), --stdin --quiet, and
+# serial mode serving a second client only after the first has gone.
 #
 # Usage: test-server-lifecycle.sh [CASE...]; no CASE runs them all.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -154,13 +154,17 @@ stop_with() {
     fi
 }
 
-# stop_stuck MODE: a client asks for big PRINTs and never reads, so its
-# session blocks in send() (holding the store lock in fine mode) where
-# shutting the read side cannot reach it; main.c gives sessions 1.5 s, so
-# SIGTERM must end the server with exit 0 within 2.5 s.
+# stop_stuck MODE IO WANT: a client asks for big PRINTs and never reads, so
+# its session blocks in send() (holding the store lock in fine mode) where
+# shutting the read side cannot reach it. main.c gives sessions 500 ms and
+# then abandons the ones still running: SIGTERM must end the server within
+# 2.5 s with exit 3 and a log line that says so (WANT 3), or with exit 0
+# and no such line where nothing blocks (WANT 0: buffered --io events
+# queues the replies, and its worker closes the connection).
 stop_stuck() {
-    local mode=$1 t0 ms fd i
-    start_server "$mode" || return
+    local mode=$1 io=$2 want=$3 t0 ms fd i rc
+    local desc="$mode --io $io: SIGTERM with a client not reading its PRINT"
+    SSN_IO=$io start_server "$mode" || return
     converse "$SRV_PORT" "$TEST_TMP/big.req" "$TEST_TMP/big.out" 10
     exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
     for ((i = 0; i < 20; i++)); do echo PRINT; done >&"$fd"
@@ -170,10 +174,18 @@ stop_stuck() {
     if srv_wait_gone "$SRV_PID" 2.5; then
         ms=$(elapsed_ms "$t0")
         wait "$SRV_PID"
-        expect_eq "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2.5 s (${ms} ms)" \
-            "$?" 0
+        rc=$?
+        expect_eq "$desc: exit $want within 2.5 s (${ms} ms)" "$rc" "$want"
+        if [[ $want == 3 ]]; then
+            check "$desc: the log says a session was abandoned" \
+                grep -q '1 session.* abandoned; exiting with status 3$' "$SRV_ERR"
+        elif grep -q abandoned "$SRV_ERR"; then
+            not_ok "$desc: the log says nothing was abandoned"
+        else
+            ok "$desc: the log says nothing was abandoned"
+        fi
     else
-        not_ok "$mode: SIGTERM with a client not reading its PRINT: exit 0 within 2.5 s"
+        not_ok "$desc: exit $want within 2.5 s"
         stop_server "$SRV_PID" KILL
     fi
     eval "exec $fd>&-"
@@ -189,8 +201,10 @@ case_signals() {
         printf 'ADD s%d Stuck%d 1 123-45-6789\n' "$i" $((i % 10))
     done >"$TEST_TMP/big.req"
     echo DONE >>"$TEST_TMP/big.req"
-    stop_stuck fine
-    stop_stuck buffered
+    stop_stuck fine threads 3
+    stop_stuck buffered threads 3
+    stop_stuck fine events 3            # the worker blocks: fine's PRINT
+    stop_stuck buffered events 0
 }
 
 # ---- a signal the instant the server is ready --------------------------
