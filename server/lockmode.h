@@ -86,10 +86,11 @@ struct lock_policy {
      * the tree changed, which only a lock (or one session) gives. */
     const char *journal_refusal;
 
-    /* 1 when sessions share the store with no lock at all (nolock): the
-     * store then keeps no hash index beside its tree (store_index.h), so
+    /* 1: the store keeps a hash index by name beside its tree
+     * (store_index.h) for FIND, DELETE and ADD's duplicate check; 0: only
+     * the tree (nolock, whose sessions share the store with no lock), so
      * that the races stay the tree's, the ones the lab teaches. */
-    int racy;
+    int hash_index;
 };
 
 enum lock_mode {

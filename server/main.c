@@ -1,5 +1,6 @@
 /* main.c -- ssnserver's start-up and shutdown: options, the store, the
- * logger, libevent's loop with the listener and the SIGINT/SIGTERM events.
+ * logger, libevent's loop with the listener and the signal events
+ * (SIGINT, SIGTERM, SIGHUP, SIGUSR1; SIGPIPE and SIGUSR2 are ignored).
  * The driver (listener.c, threads.c), the session core (session.c) and the
  * lock policy (lockmode.c) are chosen separately; this file only wires them
  * together. */
@@ -28,6 +29,8 @@
 
 #define STOP_GRACE_MS 500       /* sessions get this long to finish their
                                    current request at exit */
+#define EXIT_ABANDONED 3        /* the exit status of a stop that left
+                                   sessions running (ssnserver.1) */
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
@@ -222,7 +225,29 @@ static int server_init(void)
     return 0;
 }
 
-/* libevent, the logger, the listener and the signal events. */
+/* The signal events. libevent installs a signal's handler only when its
+ * event is added, and a supervisor may signal the instant it reads
+ * "listening on", so they are added before the listener exists: a signal
+ * that comes before the loop runs waits for it, pending, instead of
+ * killing the server by its default action. They come after the journal's
+ * replay, so that SIGINT still ends a long replay at once. */
+static int signals_add(struct loop *lp)
+{
+    static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
+    event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
+
+    for (int i = 0; i < 4; i++) {
+        lp->signals[i] = evsignal_new(lp->base, sigs[i], cbs[i], lp->base);
+        if (!lp->signals[i] || evsignal_add(lp->signals[i], NULL)) {
+            fprintf(stderr, "ssnserver: cannot catch %s\n",
+                    strsignal(sigs[i]));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* libevent, the logger, the signal events and the listener. */
 static int loop_start(struct loop *lp)
 {
     if (evthread_use_pthreads() || !(lp->base = event_base_new())) {
@@ -248,18 +273,8 @@ static int loop_start(struct loop *lp)
     }
     if (journal_start())        /* replayed before anyone can connect */
         return -1;
-    if (listener_start(lp->base))
+    if (signals_add(lp) || listener_start(lp->base))
         return -1;
-    static const int sigs[4] = { SIGINT, SIGTERM, SIGHUP, SIGUSR1 };
-    event_callback_fn cbs[4] = { stop_cb, stop_cb, reopen_cb, stats_cb };
-    for (int i = 0; i < 4; i++) {
-        lp->signals[i] = evsignal_new(lp->base, sigs[i], cbs[i], lp->base);
-        if (!lp->signals[i] || evsignal_add(lp->signals[i], NULL)) {
-            fprintf(stderr, "ssnserver: cannot catch %s\n",
-                    strsignal(sigs[i]));
-            return -1;
-        }
-    }
     return 0;
 }
 
@@ -296,25 +311,42 @@ static void log_started(void)
         log_msg(LOG_LEVEL_WARN, "%s", p->warning);
 }
 
-/* Stops accepting and lets each session finish its current request. When
- * some do not in time, exits at once: their threads still use the store. */
+/* A stop that cannot wait any longer: says how many sessions it leaves
+ * running and exits at once with EXIT_ABANDONED, without cleaning up,
+ * since their threads still use the store. Their clients lose the request
+ * in progress, so a supervisor must be able to tell this from a clean
+ * stop. worker_busy: an event worker did not stop (--io events). */
+static void abandon(int worker_busy)
+{
+    long left = atomic_load(&srv.connections_current);
+    const char *s = left == 1 ? "" : "s";
+
+    if (worker_busy)
+        log_msg(LOG_LEVEL_ERROR, "a worker still busy %d ms after the stop: "
+                "%ld session%s abandoned; exiting with status %d",
+                STOP_GRACE_MS, left, s, EXIT_ABANDONED);
+    else
+        log_msg(LOG_LEVEL_ERROR, "%ld session%s still running %d ms after "
+                "the stop: abandoned; exiting with status %d", left, s,
+                STOP_GRACE_MS, EXIT_ABANDONED);
+    log_shutdown();
+    _exit(EXIT_ABANDONED);
+}
+
+/* Stops accepting and lets each session finish its current request, for
+ * STOP_GRACE_MS; the ones that do not are abandoned (exit EXIT_ABANDONED). */
 static void drain_sessions(void)
 {
     atomic_store(&srv.stopping, 1);     /* no log line per connection */
     listener_stop();
-    if (srv.opt.io_events && events_stop(STOP_GRACE_MS)) {
-        log_msg(LOG_LEVEL_WARN, "a worker still busy after %d ms; exiting",
-                STOP_GRACE_MS);
-        log_shutdown();
-        _exit(0);       /* it still uses the store: no cleanup */
-    }
+    if (srv.opt.io_events && events_stop(STOP_GRACE_MS))
+        abandon(1);
     conns_stop_all();
-    if (!conns_wait_empty(STOP_GRACE_MS)) {
-        log_msg(LOG_LEVEL_WARN, "%ld sessions had not ended after %d ms; exiting",
-                atomic_load(&srv.connections_current), STOP_GRACE_MS);
-        log_shutdown();
-        _exit(0);
-    }
+    /* A session that ended just after the deadline is no longer running:
+     * only a count above zero is an abandonment. */
+    if (!conns_wait_empty(STOP_GRACE_MS) &&
+        atomic_load(&srv.connections_current) > 0)
+        abandon(0);
     log_msg(LOG_LEVEL_INFO, "stopped after %ld connections, %ld commands",
             atomic_load(&srv.connections_total),
             atomic_load(&srv.commands_total));
@@ -327,6 +359,8 @@ int main(int argc, char **argv)
 
     options_parse(argc, argv, &srv.opt, lock_policy_built);
     signal(SIGPIPE, SIG_IGN);           /* a vanished client is an EPIPE */
+    signal(SIGUSR2, SIG_IGN);           /* no meaning: a stray one must not
+                                           kill the server (its default) */
     if (digest_global_init()) {
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;

@@ -87,8 +87,9 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "  -V, --version          version and lock mode\n"
 "\n"
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
-"SIGINT or SIGTERM stop the server cleanly; SIGHUP reopens the log file;\n"
-"SIGUSR1 writes the STATS counters to the log.\n",
+"SIGINT or SIGTERM stop the server (exit status 0, or 3 when sessions still\n"
+"running had to be abandoned); SIGHUP reopens the log file; SIGUSR1 writes\n"
+"the STATS counters to the log; SIGUSR2 is ignored.\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
             SSN_DEFAULT_WRITE_TIMEOUT);

@@ -1,5 +1,6 @@
 /* store.c -- people kept in a red-black tree keyed by (last, first), with
- * a hash index by name beside it (store_index.h); the lock that guards
+ * a hash index by name beside it (store_index.h) when the policy's
+ * hash_index says so (every mode but nolock); the lock that guards
  * them is store_lock.c's (store.h). The policy (lockmode.c) decides when
  * the lock is taken; every _locked function asserts it is held as the
  * policy requires. Entries are made and freed by the session, outside the
@@ -24,7 +25,7 @@ int store_init(struct store *st, const struct lock_policy *policy)
     st->policy = policy;
     rb_init(&st->tree);
     memset(&st->index, 0, sizeof(st->index));  /* off */
-    if (!policy->racy)
+    if (policy->hash_index)
         sindex_init(&st->index);
     st->version = 0;
     atomic_init(&st->entries, 0);

@@ -131,8 +131,9 @@ struct store {
 
     struct rb_tree tree;        /* protected by the store lock */
     struct store_index index;   /* the tree's people by name, for FIND,
-                                   DELETE and ADD's duplicate check; off in
-                                   nolock; protected by the store lock */
+                                   DELETE and ADD's duplicate check; off
+                                   when the policy's hash_index is 0
+                                   (nolock); protected by the store lock */
     unsigned long version;      /* changes with every applied mutation;
                                    protected by the store lock */
     atomic_size_t entries;      /* tree.count, copied under the lock after

@@ -3,7 +3,8 @@
  * pauses admission while a session runs, coarse holds the store lock for a
  * session's life (a second session waits), fine and buffered take it around
  * each operation, fine's PRINT reaches the client with the lock held and
- * buffered's only after it is released, and serial and nolock never take it.
+ * buffered's only after it is released, serial and nolock never take it,
+ * and only nolock's store goes without a hash index.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -47,6 +48,20 @@ START_TEST(test_lockmode_admission)
     ck_assert_int_eq(p->admit(&st), _i == LOCK_MODE_SERIAL ? LOCK_ADMIT_PAUSE
                                                            : LOCK_ADMIT_MORE);
     ck_assert_int_eq(p->dismiss(&st), LOCK_ADMIT_MORE);
+    store_destroy(&st);
+}
+END_TEST
+
+/* Every mode but nolock keeps a hash index beside the tree; nolock keeps
+ * only the tree, so that its races stay the tree's. */
+START_TEST(test_lockmode_hash_index)
+{
+    const struct lock_policy *p = &lock_policies[_i];
+    struct store st;
+
+    ck_assert_int_eq(p->hash_index, _i != LOCK_MODE_NOLOCK);
+    ck_assert_int_eq(store_init(&st, p), 0);
+    ck_assert_int_eq(sindex_on(&st.index), p->hash_index);
     store_destroy(&st);
 }
 END_TEST
@@ -315,6 +330,7 @@ static Suite *lockmode_suite(void)
 
     tcase_add_loop_test(table, test_lockmode_rows_complete, 0, LOCK_MODES);
     tcase_add_loop_test(table, test_lockmode_admission, 0, LOCK_MODES);
+    tcase_add_loop_test(table, test_lockmode_hash_index, 0, LOCK_MODES);
     tcase_add_loop_test(table, test_lockmode_what_each_hook_holds, 0,
                         LOCK_MODES);
 

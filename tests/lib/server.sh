@@ -12,6 +12,11 @@
 #         SRV_ADDR and SRV_PORT and returns 0; or, when the server exited or
 #         never said so, stops it, leaves the first line seen in SRV_LINE and
 #         returns 1. Call it from the script's own shell, not a subshell.
+#   srv_launch OUT ERR CMD [ARGS...]
+#         srv_start without the wait: runs CMD ARGS in the background the
+#         same way and sets SRV_PID, for a caller that watches OUT itself
+#         (OUT may be a FIFO: the server's open blocks until the caller
+#         opens the other end). Returns 1 from a subshell.
 #   srv_running PID             0 while PID is a server started here that
 #                               has not exited
 #   srv_signal SIG PID          sends SIG, but only to such a server
@@ -20,19 +25,19 @@
 #         sends SIG (TERM), waits up to SECONDS (3), then sends KILL, and
 #         reaps it: SRV_RC is its exit status, SRV_HOW says "stopped",
 #         "killed" (it outlived SIG) or "died" (it was gone before SIG).
-#         Returns 1, touching nothing, for a PID srv_start did not launch
+#         Returns 1, touching nothing, for a PID not launched here
 #         or that was stopped already.
 #   srv_stop_all                every server still running: TERM, 2 s, KILL
 #   srv_on_exit FUNC            runs FUNC at exit, after srv_stop_all
 #
-# Safety: only PIDs that srv_start launched are ever signalled, and only
-# while /proc says the PID is still that process: our child, not a zombie,
-# with the start time recorded at launch, so a PID that was reaped and then
-# reused by another process is never taken for ours. Sourcing this file
-# sets the EXIT trap (so no server outlives the script: scripts add their
-# own clean-up with srv_on_exit, not with a trap of their own) and INT and
-# TERM traps that exit so that it runs; a script may replace those two
-# with its own, as long as they exit.
+# Safety: only PIDs that srv_start or srv_launch launched are ever
+# signalled, and only while /proc says the PID is still that process: our
+# child, not a zombie, with the start time recorded at launch, so a PID that
+# was reaped and then reused by another process is never taken for ours.
+# Sourcing this file sets the EXIT trap (so no server outlives the script:
+# scripts add their own clean-up with srv_on_exit, not with a trap of their
+# own) and INT and TERM traps that exit so that it runs; a script may
+# replace those two with its own, as long as they exit.
 #
 # BIN (default bin) is where the callers find the servers and clients.
 
@@ -77,6 +82,20 @@ srv_wait_gone() {
     return 0
 }
 
+srv_launch() {
+    local out=$1 err=$2
+    shift 2
+    SRV_PID=""
+    [[ $BASHPID == "$$" ]] || return 1
+    "$@" >"$out" 2>"$err" </dev/null &
+    SRV_PID=$!
+    # Its identity, read at once. A child that already exited and was
+    # reaped keeps an empty one: srv_stop still collects its status, but it
+    # never counts as running.
+    SRV_STARTED[$SRV_PID]=""
+    _srv_stat "$SRV_PID" && SRV_STARTED[$SRV_PID]=${_SRV_F[19]}
+}
+
 srv_start() {
     local out=$1 err=$2 secs=$3 line=""
     shift 3
@@ -87,13 +106,7 @@ srv_start() {
     fi
     # A fresh file before the server starts: an old port is no answer.
     : >"$out" || return 1
-    "$@" >"$out" 2>"$err" </dev/null &
-    SRV_PID=$!
-    # Its identity, read at once. A child that already exited and was
-    # reaped keeps an empty one: srv_stop still collects its status, but it
-    # never counts as running.
-    SRV_STARTED[$SRV_PID]=""
-    _srv_stat "$SRV_PID" && SRV_STARTED[$SRV_PID]=${_SRV_F[19]}
+    srv_launch "$out" "$err" "$@"
     _srv_us "$secs"
     local deadline=$(( ${EPOCHREALTIME/[.,]/} + _SRV_US ))
     while :; do
