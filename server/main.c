@@ -1,6 +1,6 @@
 /* main.c -- ssnserver's start-up and shutdown: options, the store, the
  * logger, libevent's loop with the listener and the signal events
- * (SIGINT, SIGTERM, SIGHUP, SIGUSR1; SIGPIPE and SIGUSR2 are ignored).
+ * (SIGINT, SIGTERM, SIGHUP, SIGUSR1; SIGPIPE, SIGUSR2 and SIGXFSZ are ignored).
  * The driver (listener.c, threads.c), the session core (session.c) and the
  * lock policy (lockmode.c) are chosen separately; this file only wires them
  * together. */
@@ -28,7 +28,9 @@
 #include "net/threads.h"
 
 #define STOP_GRACE_MS 500       /* sessions get this long to finish their
-                                   current request at exit */
+                                   current request at exit ... */
+#define STOP_GRACE_MAX_MS 5000  /* ... and this long in all while their
+                                   number keeps going down */
 #define EXIT_ABANDONED 3        /* the exit status of a stop that left
                                    sessions running (ssnserver.1) */
 #define FDS_RESERVED  32        /* descriptors kept for everything but
@@ -326,15 +328,39 @@ static void abandon(int worker_busy)
                 "%ld session%s abandoned; exiting with status %d",
                 STOP_GRACE_MS, left, s, EXIT_ABANDONED);
     else
-        log_msg(LOG_LEVEL_ERROR, "%ld session%s still running %d ms after "
-                "the stop: abandoned; exiting with status %d", left, s,
-                STOP_GRACE_MS, EXIT_ABANDONED);
+        log_msg(LOG_LEVEL_ERROR, "%ld session%s still running after the "
+                "stop (no progress in %d ms): abandoned; exiting with status "
+                "%d", left, s, STOP_GRACE_MS, EXIT_ABANDONED);
     log_shutdown();
     _exit(EXIT_ABANDONED);
 }
 
+/* Waits for the sessions told to stop: STOP_GRACE_MS at a time, for as
+ * long as each wait ends some (thousands of idle threads take a while to
+ * wake), up to STOP_GRACE_MAX_MS. One stuck session (a PRINT to a client
+ * that does not read) is given up after STOP_GRACE_MS. A session that
+ * ended just after a deadline is no longer running: only a count above
+ * zero is an abandonment. 1 when none is left. */
+static int sessions_ended(void)
+{
+    long before = atomic_load(&srv.connections_current);
+
+    for (int waited = 0; waited < STOP_GRACE_MAX_MS; waited += STOP_GRACE_MS) {
+        if (conns_wait_empty(STOP_GRACE_MS))
+            return 1;
+        long left = atomic_load(&srv.connections_current);
+        if (left == 0)
+            return 1;
+        if (left >= before)
+            return 0;
+        before = left;
+    }
+    return 0;
+}
+
 /* Stops accepting and lets each session finish its current request, for
- * STOP_GRACE_MS; the ones that do not are abandoned (exit EXIT_ABANDONED). */
+ * STOP_GRACE_MS or longer while they are ending (sessions_ended); the
+ * ones that do not are abandoned (exit EXIT_ABANDONED). */
 static void drain_sessions(void)
 {
     atomic_store(&srv.stopping, 1);     /* no log line per connection */
@@ -342,10 +368,7 @@ static void drain_sessions(void)
     if (srv.opt.io_events && events_stop(STOP_GRACE_MS))
         abandon(1);
     conns_stop_all();
-    /* A session that ended just after the deadline is no longer running:
-     * only a count above zero is an abandonment. */
-    if (!conns_wait_empty(STOP_GRACE_MS) &&
-        atomic_load(&srv.connections_current) > 0)
+    if (!sessions_ended())
         abandon(0);
     log_msg(LOG_LEVEL_INFO, "stopped after %ld connections, %ld commands",
             atomic_load(&srv.connections_total),
@@ -361,6 +384,10 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);           /* a vanished client is an EPIPE */
     signal(SIGUSR2, SIG_IGN);           /* no meaning: a stray one must not
                                            kill the server (its default) */
+    signal(SIGXFSZ, SIG_IGN);           /* past a file-size limit a journal
+                                           write fails with EFBIG, which the
+                                           journal handles, instead of the
+                                           signal killing the server */
     if (digest_global_init()) {
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;

@@ -89,7 +89,7 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server (exit status 0, or 3 when sessions still\n"
 "running had to be abandoned); SIGHUP reopens the log file; SIGUSR1 writes\n"
-"the STATS counters to the log; SIGUSR2 is ignored.\n",
+"the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored.\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
             SSN_DEFAULT_WRITE_TIMEOUT);

@@ -421,8 +421,33 @@ case_fine_concurrent() {
     stop_server "$SRV_PID"
 }
 
+# A file-size limit (ulimit -f) below the journal's first reservation:
+# SIGXFSZ's default action killed the server before it listened. Ignored,
+# the write fails with EFBIG, and the journal refuses writes, saying why.
+case_file_size_limit() {
+    if ! command -v prlimit >/dev/null; then
+        ok "file-size limit: SKIP (no prlimit)"
+        return
+    fi
+    local j=$TEST_TMP/fsize.journal
+    rm -f "$j"
+    if ! srv_start "$TEST_TMP/fsize.out" "$TEST_TMP/fsize.err" 5 \
+            prlimit --fsize=20000 "$BIN/ssnserver-buffered" -p 0 \
+            --journal "$j"; then
+        not_ok "file-size limit: the server starts (stderr: $(tail -n 1 "$TEST_TMP/fsize.err"))"
+        return
+    fi
+    converse_str "$SRV_PORT" "ADD Big File 30 123-45-6789\nCOUNT\nDONE\n" \
+        "$TEST_TMP/fsize.conv"
+    expect_match "file-size limit: ADD refused, saying why; the server answers" \
+        "$(cat "$TEST_TMP/fsize.conv")" $'^Error: .*File too large\n0\nBye$'
+    stop_server "$SRV_PID"
+    expect_eq "file-size limit: a clean exit" "$STOP_RC" 0
+}
+
 CASES=(case_help_version case_bad_options case_ports case_signals
-       case_signal_at_ready case_log_file case_sigpipe case_stdin
+       case_signal_at_ready case_file_size_limit case_log_file case_sigpipe
+       case_stdin
        case_one_at_a_time case_fine_concurrent)
 (($# == 0)) || CASES=("$@")
 for c in "${CASES[@]}"; do
