@@ -22,6 +22,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -93,21 +94,12 @@ int journal_reserve_chunk(int fd, uint64_t from)
 
 int (*journal_sync_fn)(int fd) = fdatasync;
 
-/* The test seam SSN_TEST_JOURNAL_FAIL (journal_open.c): 1 when this write
- * or sync of a round's records is to fail with EIO instead of being done.
- * Unarmed it costs one comparison per round, next to a system call. */
-static int fail_now(struct journal *j, enum jfail op)
-{
-    return j->fail_op == op && ++j->fail_seen >= j->fail_at;
-}
-
+/* The seam (journal_seams.h) fails or delays a sync in the test build
+ * only; in the installed servers it is nothing. */
 static int sync_fd(struct journal *j, uint64_t *took)
 {
     uint64_t t0 = time_now_ns();
-
-    if (j->fail_op == JFAIL_SLOW)
-        time_sleep_ns(j->fail_at * TIME_NS_PER_MS);
-    int rc = fail_now(j, JFAIL_SYNC) ? EIO :
+    int rc = journal_seam_fail(JFAIL_SYNC) ? EIO :
              journal_sync_fn(j->fd) ? errno : 0;
     *took = time_now_ns() - t0;
     return rc;
@@ -191,7 +183,7 @@ void journal_round_io(struct journal *j, struct flush_round *f,
             return;             /* the records are in the new journal */
     }
     if (f->n && !f->broken)
-        f->werr = fail_now(j, JFAIL_WRITE) ? EIO :
+        f->werr = journal_seam_fail(JFAIL_WRITE) ? EIO :
                   journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
     if (f->want_sync && !f->werr) {
         f->serr = sync_fd(j, &f->took);

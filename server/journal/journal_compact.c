@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +28,12 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define CATCHUP_ENOUGH  (64 * 1024)     /* left for the switch at most */
 #define CATCHUP_ROUNDS  64              /* then switch anyway */
-
-void journal_crash_point(const struct journal *j, enum jcrash at)
-{
-    if (j->crash_at == at)
-        raise(SIGKILL);
-}
 
 /* ---- 1. the snapshot, under the store lock ---------------------------- */
 
@@ -198,7 +192,7 @@ static int write_snapshot(struct journal *j, int fd, uint64_t *end)
         return err;
     if ((err = journal_pwrite_all(fd, j->rw_snap, half, sizeof(h))))
         return err;
-    journal_crash_point(j, JCRASH_SNAPSHOT);
+    journal_seam_crash(JCRASH_SNAPSHOT);
     if ((err = journal_pwrite_all(fd, j->rw_snap + half,
                                   j->rw_snap_len - half, sizeof(h) + half)))
         return err;
@@ -301,7 +295,7 @@ static void *compact_main(void *arg)
                 why);
         return NULL;
     }
-    journal_crash_point(j, JCRASH_SWITCHED);
+    journal_seam_crash(JCRASH_SWITCHED);
     log_msg(LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of %zu "
             "people took %llu ms under the store lock, the rewrite %llu ms "
             "more; %llu bytes when it began, %llu now (a snapshot of %zu, "
@@ -352,7 +346,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     }
     free(sw->rem.data);
     if (!sw->err) {
-        journal_crash_point(j, JCRASH_WRITTEN);
+        journal_seam_crash(JCRASH_WRITTEN);
         if (rename(j->rw_path, j->path)) {
             sw->err = errno;
             sw->what = "cannot rename the new file into place";
@@ -364,7 +358,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
         return;
     }
     sw->renamed = 1;
-    journal_crash_point(j, JCRASH_RENAMED);
+    journal_seam_crash(JCRASH_RENAMED);
     close(j->fd);
     j->fd = sw->fd;                     /* only the round under way uses it */
     if ((sw->err = sync_dir(j->path)))

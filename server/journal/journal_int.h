@@ -52,36 +52,12 @@ struct jgrow {
  * again, on success with the new file as the journal. */
 enum jrw_state { JRW_IDLE, JRW_RUNNING, JRW_READY, JRW_SWITCHING };
 
-/* Where a test makes a compaction crash (SSN_TEST_COMPACT_CRASH). */
-enum jcrash {
-    JCRASH_NONE,
-    JCRASH_SNAPSHOT,            /* half the snapshot written */
-    JCRASH_WRITTEN,             /* the new file whole and synced */
-    JCRASH_RENAMED,             /* renamed, the directory not synced */
-    JCRASH_SWITCHED,            /* the new file is the journal */
-};
-
-/* A test seam (SSN_TEST_JOURNAL_FAIL, journal_open.c): which I/O of the
- * rounds fails with EIO, from its fail_at-th on; or, SLOW, every sync of
- * a round's records that takes fail_at ms more (and succeeds). */
-enum jfail {
-    JFAIL_NONE,
-    JFAIL_WRITE,                /* the pwrite of a round's records */
-    JFAIL_SYNC,                 /* the sync of a round's records */
-    JFAIL_SLOW,                 /* the sync, fail_at ms late */
-};
-
 struct journal {
     int fd;
     char *path;
     enum journal_fsync fsync;
     struct store *store;
     pthread_t flusher;
-    enum jfail fail_op;         /* set at open, then only read */
-    uint64_t fail_at;
-    uint64_t fail_seen;         /* fail_op's calls so far: counted with no
-                                   lock, by the one round under way
-                                   (j->flushing), like the I/O itself */
 
     pthread_mutex_t lock;       /* guards everything below */
     pthread_cond_t work;        /* wakes the flusher */
@@ -136,7 +112,6 @@ struct journal {
     uint64_t compact_next;      /* auto: not before the file reaches it */
     int compact_due;            /* auto: an append found it is time */
     uint64_t compactions;       /* finished with the new file in place */
-    enum jcrash crash_at;
 };
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
@@ -215,9 +190,6 @@ uint64_t journal_live_bytes_locked(struct store *st);
  * to IDLE, the outcome recorded, waiters woken; j->lock held. */
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what);
-
-/* A test's crash point: SIGKILL when it is the chosen one. */
-void journal_crash_point(const struct journal *j, enum jcrash at);
 
 /* A write or sync failed: the journal is read-only for good, with why;
  * j->lock held. */

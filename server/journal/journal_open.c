@@ -1,7 +1,7 @@
 /* journal_open.c -- opening the journal, replaying it into the store and
  * recovering from a torn or damaged tail, then starting the flusher
- * (journal.c); and closing it. The test seams (SSN_TEST_COMPACT_CRASH,
- * SSN_TEST_JOURNAL_FAIL) are read here, once, at open. The state is
+ * (journal.c); and closing it. The test build's seams (journal_seams.h)
+ * are armed here, once, at open. The state is
  * journal_int.h's struct journal; nothing here runs while the flusher does
  * but journal_close, which stops it under j->lock before touching the file.
  */
@@ -18,6 +18,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 
 /* jrec_scan's callback: applies one record, not journaled again (the
@@ -129,69 +130,6 @@ static long long replay(struct journal *j, const unsigned char *img,
     return (long long)r.good_end;
 }
 
-/* SSN_TEST_COMPACT_CRASH: where a test makes a compaction crash. */
-static enum jcrash crash_point_from_env(void)
-{
-    static const char *const names[] = {
-        [JCRASH_SNAPSHOT] = "snapshot", [JCRASH_WRITTEN] = "written",
-        [JCRASH_RENAMED] = "renamed", [JCRASH_SWITCHED] = "switched",
-    };
-    const char *v = getenv("SSN_TEST_COMPACT_CRASH");
-
-    for (int i = JCRASH_SNAPSHOT; v && i <= JCRASH_SWITCHED; i++)
-        if (strcmp(v, names[i]) == 0)
-            return (enum jcrash)i;
-    return JCRASH_NONE;
-}
-
-/* SSN_TEST_JOURNAL_FAIL, a test seam for tests/test-journal-faults.sh:
- * "sync:N" or "write:N" (N decimal, from 1, no sign or leading zero) makes
- * the N-th sync (or write) of a round's records fail with EIO, as a
- * failing disk would, and every one after it (journal.c's fail_now; the
- * journal, read-only by then, does no more). A sync that fails this way
- * follows a real write, so its records still reach the file; a write that
- * fails writes nothing. "slow:N" makes every sync of records take N ms
- * longer, and succeed: replies held that long (test-journal-events.sh).
- * Anything else is logged and ignored, so that a typo is not taken for a
- * test that passed. */
-static void fail_point_from_env(struct journal *j)
-{
-    static const char *const ops[] = {
-        [JFAIL_WRITE] = "write", [JFAIL_SYNC] = "sync", [JFAIL_SLOW] = "slow",
-    };
-    const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
-
-    if (!v)
-        return;
-    for (int op = JFAIL_WRITE; op <= JFAIL_SLOW; op++) {
-        size_t n = strlen(ops[op]);
-        if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
-            continue;
-        const char *d = v + n + 1;
-        char *end;
-        if (*d < '1' || *d > '9')
-            break;
-        errno = 0;
-        unsigned long long at = strtoull(d, &end, 10);
-        if (errno || *end || (op == JFAIL_SLOW && at > 60000))
-            break;
-        j->fail_op = (enum jfail)op;
-        j->fail_at = at;
-        if (op == JFAIL_SLOW)
-            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: every sync of records takes %llu ms longer",
-                    j->path, v, at);
-        else
-            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: the %ss of records fail with EIO from number "
-                    "%llu on", j->path, v, ops[op], at);
-        return;
-    }
-    log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
-            "ignored: the test seam takes sync:N, write:N or slow:N, N from "
-            "1", j->path, v);
-}
-
 /* Opens (or creates) path as j's file and reads it whole into *img (the
  * caller's to free), a new file given its header first. Returns 0, or -1
  * after writing why into err. */
@@ -293,8 +231,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
-    j->crash_at = crash_point_from_env();
-    fail_point_from_env(j);
+    journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
     if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
