@@ -92,6 +92,8 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req.last, .first = s->req.first };
 }
 
+static void cmd_compact_auto(struct session *s);
+
 /* ADD's one allocation: the entry, sized to its names, made from the
  * parsed request before entering the store and freed after leaving it when
  * the store refuses it (a duplicate, or the journal). */
@@ -110,6 +112,8 @@ static void cmd_add(struct session *s)
     }
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
+    if (m.compact_due)
+        cmd_compact_auto(s);
 
     if (rc == 0) {
         if (m.seq)
@@ -130,6 +134,8 @@ static void cmd_delete(struct session *s)
         return;
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
+    if (m.compact_due)
+        cmd_compact_auto(s);
 
     if (rc == 0) {
         entry_free(m.removed);          /* outside the lock */
@@ -375,4 +381,26 @@ void cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_AUTH:
         break;                  /* answered by the session */
     }
+}
+
+/* The automatic compaction, due after an ADD or DELETE (the mutation's
+ * compact_due, journal.h): started after the mutation left the store, so
+ * that the journal does under the store lock only the snapshot, and a
+ * failure to start is logged with no lock held. In a batch the store is
+ * still held here (cmd_store_leave kept it) and the snapshot joins that
+ * hold; in coarse the session holds it throughout. Nothing is answered
+ * (but a store lock that fails, as for any request): the compaction's
+ * outcome is the journal's to log. */
+static void cmd_compact_auto(struct session *s)
+{
+    struct journal *j = s->store->journal;
+    uint64_t gen;
+
+    if (cmd_store_enter(s, STORE_WRITE))
+        return;
+    int rc = journal_compact_start_locked(j, &gen);
+    cmd_store_leave(s, STORE_WRITE);
+    if (rc)
+        log_msg(LOG_LEVEL_WARN, "journal: cannot start the automatic "
+                "compaction: %s", strerror(-rc));
 }

@@ -4,9 +4,13 @@
  * 1. Snapshot, under the store lock (journal_compact_start_locked): the
  *    tree is encoded as one ADD record per person, and from then on every
  *    append is also copied into the rewrite buffer (j->rw_buf).
- * 2. A thread of its own writes the snapshot to PATH.compact, syncs it,
- *    then copies what the rewrite buffer gathered meanwhile; no lock held
- *    while it writes. Sessions go on; the old journal stays the journal.
+ *    Only that walk and its one allocation are done under the store
+ *    lock: nothing is logged, no thread created or joined there.
+ * 2. The compactor, a thread of the journal's from journal_open to
+ *    journal_close, asleep on j->compact_work until handed a snapshot,
+ *    writes it to PATH.compact, syncs it, then copies what the rewrite
+ *    buffer gathered meanwhile; no lock held while it writes. Sessions go
+ *    on; the old journal stays the journal.
  * 3. The switch, a round only the flusher runs (rounds, one at a time under
  *    j->flushing, are the only writers of j->fd): it takes the
  *    rewrite buffer's last records and holds new appends back, writes
@@ -18,6 +22,7 @@
  * old journal and its records; after it, the server turns read-only.
  * The state lives in struct journal under j->lock (journal_int.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -66,8 +71,6 @@ uint64_t journal_live_bytes_locked(struct store *st)
     return n;
 }
 
-static void *compact_main(void *arg);
-
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what)
 {
@@ -98,23 +101,26 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
         pthread_mutex_unlock(&j->lock);
         return 0;
     }
-    int joinable = j->rw_joinable;
-    j->rw_joinable = 0;
     pthread_mutex_unlock(&j->lock);
-    if (joinable)                       /* the last one, ended by now */
-        pthread_join(j->rw_thread, NULL);
 
-    /* No append can come between the walk and RUNNING: appends need the
-     * store lock, which the caller holds. */
+    /* What needs the store lock, and nothing else: the walk, O(n), and
+     * its one allocation. No append can come between the walk and
+     * RUNNING: appends need the store lock, which the caller holds. */
     uint64_t t0 = time_now_ns();
     size_t people = store_count_locked(j->store);
     struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
-    if (!w.p)
-        return -ENOMEM;
-    store_foreach_locked(j->store, snap_one, &w);
+    if (w.p)
+        store_foreach_locked(j->store, snap_one, &w);
 
     pthread_mutex_lock(&j->lock);
-    j->rw_snap = w.p;
+    if (!w.p) {
+        /* Like a failure: the automatic rewrite waits for more growth. */
+        j->compact_next = j->accepted_end + j->compact_min;
+        pthread_mutex_unlock(&j->lock);
+        return -ENOMEM;
+    }
+    assert(j->rw_state == JRW_IDLE);    /* starts, too, need the store */
+    j->rw_snap = w.p;                   /* the compactor's from now on */
     j->rw_snap_len = w.len;
     j->rw_snap_ns = time_now_ns() - t0;
     j->rw_snap_people = people;
@@ -122,16 +128,9 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
     j->rw_nomem = j->rw_abort = 0;
     j->live_bytes = w.len;
     *gen = ++j->rw_started;
-    int rc = pthread_create(&j->rw_thread, NULL, compact_main, j);
-    if (rc) {
-        j->rw_snap = NULL;
-        free(w.p);
-        journal_compact_finish_locked(j, rc, "cannot start a thread");
-    } else {
-        j->rw_joinable = 1;
-    }
+    pthread_cond_signal(&j->compact_work);
     pthread_mutex_unlock(&j->lock);
-    return rc ? -rc : 0;
+    return 0;
 }
 
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
@@ -179,26 +178,35 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
     }
 }
 
-/* ---- 2. the thread: the new file, the old journal untouched ------------ */
+/* ---- 2. the compactor: the new file, the old journal untouched -------- */
 
-static int write_snapshot(struct journal *j, int fd, uint64_t *end)
+/* A snapshot handed to the compactor (journal_compact_start_locked). */
+struct snapshot {
+    unsigned char *p;           /* its records, the compactor's to free */
+    size_t len;
+    size_t people;
+    uint64_t ns;                /* how long it held the store lock */
+    uint64_t gen;               /* the compaction it is for */
+};
+
+static int write_snapshot(const struct snapshot *sn, int fd, uint64_t *end)
 {
     unsigned char h[JREC_HEADER_LEN];
-    size_t half = j->rw_snap_len / 2;
+    size_t half = sn->len / 2;
     int err;
 
     jrec_header_write(h);
     if ((err = journal_pwrite_all(fd, h, sizeof(h), 0)))
         return err;
-    if ((err = journal_pwrite_all(fd, j->rw_snap, half, sizeof(h))))
+    if ((err = journal_pwrite_all(fd, sn->p, half, sizeof(h))))
         return err;
     journal_seam_crash(JCRASH_SNAPSHOT);
-    if ((err = journal_pwrite_all(fd, j->rw_snap + half,
-                                  j->rw_snap_len - half, sizeof(h) + half)))
+    if ((err = journal_pwrite_all(fd, sn->p + half, sn->len - half,
+                                  sizeof(h) + half)))
         return err;
     if (fdatasync(fd))
         return errno;
-    *end = sizeof(h) + j->rw_snap_len;
+    *end = sizeof(h) + sn->len;
     return 0;
 }
 
@@ -223,7 +231,7 @@ static int catch_up(struct journal *j, int fd, uint64_t *end)
     return 0;
 }
 
-/* The thread's failure: the old journal stays, the new file goes. */
+/* The compactor's failure: the old journal stays, the new file goes. */
 static void compact_failed(struct journal *j, int fd, int err,
                            const char *what)
 {
@@ -233,34 +241,37 @@ static void compact_failed(struct journal *j, int fd, int err,
     pthread_mutex_lock(&j->lock);
     journal_compact_finish_locked(j, err, what);
     pthread_mutex_unlock(&j->lock);
-    log_msg(err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
-            "journal %s: compaction abandoned (%s: %s); the journal is "
-            "unchanged", j->path, what, strerror(err));
+    JOURNAL_LOG(j, err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
+                "journal %s: compaction abandoned (%s: %s); the journal is "
+                "unchanged", j->path, what, strerror(err));
 }
 
-static void *compact_main(void *arg)
+/* One compaction, from the snapshot to the flusher's switch; no lock held
+ * on entry or return. Frees the snapshot. */
+static void compact_one(struct journal *j, struct snapshot *sn)
 {
-    struct journal *j = arg;
     uint64_t t0 = time_now_ns(), end = 0;
     const char *what = "cannot write the new file";
-    int err = 0;
-    size_t snap = j->rw_snap_len + JREC_HEADER_LEN;
-    size_t people = j->rw_snap_people;  /* set before this thread began */
-    uint64_t snap_ms = j->rw_snap_ns / TIME_NS_PER_MS;
+    int err = 0, fd = -1;
+    size_t snap = sn->len + JREC_HEADER_LEN;
 
     pthread_mutex_lock(&j->lock);
     uint64_t before = j->written_end;   /* what the old one had reached */
+    int stopping = j->rw_abort;         /* journal_close came first */
     pthread_mutex_unlock(&j->lock);
 
-    int fd = open(j->rw_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    if (stopping) {
+        err = ECANCELED;
+        what = "the server is stopping";
+    } else if ((fd = open(j->rw_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
+                          0600)) < 0) {
         err = errno;
         what = "cannot create the new file";
     } else {
-        err = write_snapshot(j, fd, &end);
+        err = write_snapshot(sn, fd, &end);
     }
-    free(j->rw_snap);           /* the thread's alone since the start */
-    j->rw_snap = NULL;
+    free(sn->p);
+    sn->p = NULL;
     if (!err)
         err = catch_up(j, fd, &end);
 
@@ -276,33 +287,64 @@ static void *compact_main(void *arg)
     if (err) {
         pthread_mutex_unlock(&j->lock);
         compact_failed(j, fd, err, what);
-        return NULL;
+        return;
     }
     j->rw_fd = fd;
     j->rw_end = end;
     j->rw_state = JRW_READY;            /* 3. the flusher's turn */
     pthread_cond_signal(&j->work);
-    while (j->rw_state != JRW_IDLE)
+    /* Its end, by generation: once IDLE, the next compaction may start
+     * (RUNNING again) before this thread sees the IDLE. */
+    while (j->rw_done < sn->gen)
         pthread_cond_wait(&j->progress, &j->lock);
-    err = j->rw_error;
+    err = j->rw_error;                  /* the next cannot end before
+                                           this thread runs it */
     uint64_t after = j->written_end;
     char why[sizeof(j->rw_why)];
     snprintf(why, sizeof(why), "%s", j->rw_why);
     pthread_mutex_unlock(&j->lock);
 
     if (err) {
-        log_msg(LOG_LEVEL_WARN, "journal %s: compaction failed: %s", j->path,
-                why);
-        return NULL;
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: compaction failed: %s",
+                    j->path, why);
+        return;
     }
     journal_seam_crash(JCRASH_SWITCHED);
-    log_msg(LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of %zu "
-            "people took %llu ms under the store lock, the rewrite %llu ms "
-            "more; %llu bytes when it began, %llu now (a snapshot of %zu, "
-            "then the records since)", j->path, people,
-            (unsigned long long)snap_ms,
-            (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
-            (unsigned long long)before, (unsigned long long)after, snap);
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of "
+                "%zu people took %llu ms under the store lock, the rewrite "
+                "%llu ms more; %llu bytes when it began, %llu now (a snapshot "
+                "of %zu, then the records since)", j->path, sn->people,
+                (unsigned long long)(sn->ns / TIME_NS_PER_MS),
+                (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
+                (unsigned long long)before, (unsigned long long)after, snap);
+}
+
+/* The compactor thread, from journal_open to journal_close: no thread is
+ * created or joined per compaction, so that starting one under the store
+ * lock costs only the snapshot. */
+void *journal_compactor_main(void *arg)
+{
+    struct journal *j = arg;
+    uint64_t ran = 0;                   /* the last compaction it ran */
+
+    pthread_mutex_lock(&j->lock);
+    for (;;) {
+        while (j->rw_started == ran && !j->compactor_stop)
+            pthread_cond_wait(&j->compact_work, &j->lock);
+        if (j->rw_started == ran)
+            break;                      /* stopping, and nothing handed */
+        struct snapshot sn = {
+            .p = j->rw_snap, .len = j->rw_snap_len,
+            .people = j->rw_snap_people, .ns = j->rw_snap_ns,
+            .gen = j->rw_started,
+        };
+        ran = sn.gen;
+        j->rw_snap = NULL;
+        pthread_mutex_unlock(&j->lock);
+        compact_one(j, &sn);
+        pthread_mutex_lock(&j->lock);
+    }
+    pthread_mutex_unlock(&j->lock);
     return NULL;
 }
 

@@ -9,11 +9,13 @@
 #ifndef SSN_JOURNAL_INT_H
 #define SSN_JOURNAL_INT_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "hist.h"
 #include "journal.h"
+#include "log.h"
 #include "timeutil.h"
 
 #define JOURNAL_BUF     (256 * 1024)    /* each of the two buffers */
@@ -58,9 +60,12 @@ struct journal {
     enum journal_fsync fsync;
     struct store *store;
     pthread_t flusher;
+    pthread_t compactor;        /* journal_compact.c's thread: from
+                                   journal_open to journal_close */
 
     pthread_mutex_t lock;       /* guards everything below */
     pthread_cond_t work;        /* wakes the flusher */
+    pthread_cond_t compact_work;    /* wakes the compactor */
     pthread_cond_t progress;    /* broadcast: durable, room or space moved */
     struct jbuf buf[2];
     int active;                 /* the buffer appends go into */
@@ -77,6 +82,8 @@ struct journal {
     int want_reserve;           /* an appender waits for space */
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
+    int broken_logged;          /* the flusher has logged it (whoever
+                                   failed may hold the store lock) */
     int stopping;
     int flushing;               /* a round (take, write, sync, publish) is
                                    under way, by the flusher or a session
@@ -105,12 +112,12 @@ struct journal {
     uint64_t rw_started, rw_done;   /* compactions begun and finished */
     int rw_error;               /* the last finished one's errno, or 0 */
     char rw_why[128];
-    pthread_t rw_thread;
-    int rw_joinable;
+    int compactor_stop;         /* journal_close: the compactor returns */
     uint64_t live_bytes;        /* what the live set's ADD records take */
     uint64_t compact_min;       /* auto: never below this size (0 never) */
     uint64_t compact_next;      /* auto: not before the file reaches it */
-    int compact_due;            /* auto: an append found it is time */
+    int compact_due;            /* auto: an append found it is time; the
+                                   next append tells its caller */
     uint64_t compactions;       /* finished with the new file in place */
 };
 
@@ -169,11 +176,6 @@ void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync);
 void journal_round_publish_locked(struct journal *j, struct flush_round *f);
 
-/* After publish: logs, once, that a failed write or sync of the round
- * made the journal read-only. j->lock held, let go while logging. */
-void journal_round_log_failure_locked(struct journal *j,
-                                      const struct flush_round *f);
-
 /* Wakes the event loops' connections whose records are now durable, or
  * never will be; j->lock held (journal_wait.c). */
 void journal_notify_waiters_locked(struct journal *j);
@@ -192,8 +194,23 @@ void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what);
 
 /* A write or sync failed: the journal is read-only for good, with why;
- * j->lock held. */
+ * j->lock held. The flusher logs it (journal.c's log_broken_locked): the
+ * round that failed may be a coarse session's, under the store lock. */
 void journal_set_broken_locked(struct journal *j, const char *what, int err);
+
+/* The compactor thread's body (journal_compact.c); arg is the struct
+ * journal, its lock and conditions initialised. Sleeps on compact_work
+ * until journal_compact_start_locked hands it a snapshot, writes the new
+ * file, and sleeps again; returns once compactor_stop is set. */
+void *journal_compactor_main(void *arg);
+
+/* The journal's logging: never while the store lock is held (a line is
+ * cheap, but the rule is kept where it can be checked). Every log_msg of
+ * server/journal/ but the test seams' goes through it. */
+#define JOURNAL_LOG(j, level, ...) do {                                 \
+        assert(!store_lock_owned((j)->store));                          \
+        log_msg((level), __VA_ARGS__);                                  \
+    } while (0)
 
 /* The flusher thread's body; arg is the struct journal, its lock and
  * conditions initialised. Returns when j->stopping is set and the active

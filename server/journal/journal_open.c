@@ -1,9 +1,10 @@
 /* journal_open.c -- opening the journal, replaying it into the store and
  * recovering from a torn or damaged tail, then starting the flusher
- * (journal.c); and closing it. The test build's seams (journal_seams.h)
- * are armed here, once, at open. The state is
- * journal_int.h's struct journal; nothing here runs while the flusher does
- * but journal_close, which stops it under j->lock before touching the file.
+ * (journal.c) and the compactor (journal_compact.c); and closing it. The
+ * test build's seams (journal_seams.h) are armed here, once, at open. The
+ * state is journal_int.h's struct journal; nothing here runs while the
+ * flusher does but journal_close, which stops the compactor, then the
+ * flusher, under j->lock before touching the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -105,28 +106,28 @@ static long long replay(struct journal *j, const unsigned char *img,
                      "contents", r.records, r.bad_offset);
             return -1;
         }
-        log_msg(LOG_LEVEL_WARN, "journal %s: damaged record at byte %zu; "
-                "--journal-truncate: %zu bytes from there on dropped",
-                j->path, r.bad_offset, len - r.bad_offset);
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: damaged record at byte "
+                    "%zu; --journal-truncate: %zu bytes from there on "
+                    "dropped", j->path, r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_TORN:
         if (r.zero_tail) {      /* the space reserved ahead: nothing lost */
-            log_msg(LOG_LEVEL_DEBUG, "journal %s: %zu bytes of space "
-                    "reserved ahead (zeros) after the last record cut",
-                    j->path, len - r.good_end);
+            JOURNAL_LOG(j, LOG_LEVEL_DEBUG, "journal %s: %zu bytes of "
+                        "space reserved ahead (zeros) after the last record "
+                        "cut", j->path, len - r.good_end);
             break;
         }
-        log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
-                "bytes of an unfinished last record) cut", j->path,
-                r.bad_offset, len - r.bad_offset);
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu "
+                    "(%zu bytes of an unfinished last record) cut", j->path,
+                    r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_CLEAN:
         break;
     }
-    log_msg(LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu ADD, "
-            "%zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
-            r.records, r.adds, r.deletes, people, r.good_end,
-            journal_fsync_name(j->fsync));
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu "
+                "ADD, %zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
+                r.records, r.adds, r.deletes, people, r.good_end,
+                journal_fsync_name(j->fsync));
     return (long long)r.good_end;
 }
 
@@ -160,7 +161,7 @@ static int open_image(struct journal *j, const char *path,
         }
         memcpy(*img, h, sizeof(h));
         *len = sizeof(h);
-        log_msg(LOG_LEVEL_INFO, "journal %s: new", path);
+        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: new", path);
     }
     return 0;
 }
@@ -176,17 +177,30 @@ static void reserve_first(struct journal *j, const char *path, long long end)
     rc = journal_reserve_chunk(j->fd, j->reserved_end);
     if (rc) {
         j->reserve_error = rc;
-        log_msg(LOG_LEVEL_WARN, "journal %s: cannot reserve space: %s; "
-                "writes are refused until there is room", path, strerror(rc));
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: cannot reserve space: "
+                    "%s; writes are refused until there is room", path,
+                    strerror(rc));
     } else {
         j->reserved_end += JOURNAL_CHUNK;
     }
 }
 
-/* The two buffers, j->lock and its conditions, and the flusher thread.
- * Returns 0, or -1 after writing why into err (the buffers, if any, are
- * left for the caller to free). */
-static int start_flusher(struct journal *j, char *err, size_t errlen)
+/* Tells the compactor to return, and waits until it has; no compaction
+ * may be under way (stop_compaction). */
+static void stop_compactor(struct journal *j)
+{
+    pthread_mutex_lock(&j->lock);
+    j->compactor_stop = 1;
+    pthread_cond_signal(&j->compact_work);
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(j->compactor, NULL);
+}
+
+/* The two buffers, j->lock and its conditions, the compactor thread
+ * (asleep until a compaction) and the flusher thread. Returns 0, or -1
+ * after writing why into err (the buffers, if any, are left for the
+ * caller to free). */
+static int start_threads(struct journal *j, char *err, size_t errlen)
 {
     int rc;
 
@@ -201,17 +215,28 @@ static int start_flusher(struct journal *j, char *err, size_t errlen)
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->work, &ca);
     pthread_cond_init(&j->progress, NULL);
+    pthread_cond_init(&j->compact_work, NULL);
     pthread_condattr_destroy(&ca);
+    rc = pthread_create(&j->compactor, NULL, journal_compactor_main, j);
+    if (rc) {
+        snprintf(err, errlen, "cannot start the journal's compaction "
+                 "thread: %s", strerror(rc));
+        goto err;
+    }
     rc = pthread_create(&j->flusher, NULL, journal_flusher_main, j);
     if (rc) {
         snprintf(err, errlen, "cannot start the journal thread: %s",
                  strerror(rc));
-        pthread_cond_destroy(&j->work);
-        pthread_cond_destroy(&j->progress);
-        pthread_mutex_destroy(&j->lock);
-        return -1;
+        stop_compactor(j);
+        goto err;
     }
     return 0;
+err:
+    pthread_cond_destroy(&j->work);
+    pthread_cond_destroy(&j->progress);
+    pthread_cond_destroy(&j->compact_work);
+    pthread_mutex_destroy(&j->lock);
+    return -1;
 }
 
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
@@ -252,11 +277,11 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
         goto err;
     }
     if (unlink(j->rw_path) == 0)
-        log_msg(LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
-                "compaction that did not finish; the journal itself is "
-                "whole", path, j->rw_path);
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                    "compaction that did not finish; the journal itself is "
+                    "whole", path, j->rw_path);
     reserve_first(j, path, end);
-    if (start_flusher(j, err, errlen) < 0)
+    if (start_threads(j, err, errlen) < 0)
         goto err;
     st->journal = j;
     return j;
@@ -282,18 +307,17 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes)
 }
 
 /* A compaction under way is abandoned (before its switch) or finished
- * (after); either way the journal is whole. The flusher still runs. */
+ * (after); either way the journal is whole. The flusher still runs: the
+ * switch is its. Then the compactor returns. No session may start
+ * another meanwhile (journal_close's rule). */
 static void stop_compaction(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
     j->rw_abort = 1;
     while (j->rw_state != JRW_IDLE)
         pthread_cond_wait(&j->progress, &j->lock);
-    int joinable = j->rw_joinable;
-    j->rw_joinable = 0;
     pthread_mutex_unlock(&j->lock);
-    if (joinable)
-        pthread_join(j->rw_thread, NULL);
+    stop_compactor(j);
 }
 
 void journal_close(struct journal *j)
@@ -311,11 +335,12 @@ void journal_close(struct journal *j)
         fdatasync(j->fd);
     close(j->fd);
     j->store->journal = NULL;
-    log_msg(LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s", j->path,
-            (unsigned long long)j->written_end,
-            j->broken ? " (read-only after a failure)" : "");
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s",
+                j->path, (unsigned long long)j->written_end,
+                j->broken ? " (read-only after a failure)" : "");
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->progress);
+    pthread_cond_destroy(&j->compact_work);
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);

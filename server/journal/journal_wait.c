@@ -117,7 +117,9 @@ static void lead_round_locked(struct journal *j)
      * (journal_wait_async) appended after this round took its buffer. */
     if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
-    journal_round_log_failure_locked(j, &f);
+    /* A failure of this round is logged by the flusher, which
+     * journal_set_broken_locked woke: this session may hold the store
+     * lock (coarse). */
 }
 
 /* Group commit without a hand-off: a session whose record is not durable
