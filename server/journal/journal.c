@@ -112,7 +112,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
                                    after it if there is more to do */
         return 0;
     if (j->buf[j->active].len || j->want_reserve || j->stopping ||
-        j->rw_state == JRW_READY || (j->broken && !j->broken_logged))
+        j->compact_state == JCOMPACT_READY || (j->broken && !j->broken_logged))
         return 1;
     if (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
@@ -184,7 +184,7 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
-    if (j->rw_state == JRW_READY && !j->broken) {
+    if (j->compact_state == JCOMPACT_READY && !j->broken) {
         f->sw = 1;              /* the buffer's records go to the new file */
         f->do_reserve = 0;      /* the switch reserves there */
         journal_switch_take_locked(j, &f->swc);
@@ -373,7 +373,7 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->size = j->written_end;
     f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
     f->compactions = j->compactions;
-    f->compacting = j->rw_state != JRW_IDLE;
+    f->compacting = j->compact_state != JCOMPACT_IDLE;
     pthread_mutex_unlock(&j->lock);
 }
 

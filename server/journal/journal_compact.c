@@ -3,7 +3,7 @@
  *
  * 1. Snapshot, under the store lock (journal_compact_start_locked): the
  *    tree is encoded as one ADD record per person, and from then on every
- *    append is also copied into the rewrite buffer (j->rw_buf).
+ *    append is also copied into the rewrite buffer (j->compact_buf).
  *    Only that walk and its one allocation are done under the store
  *    lock: nothing is logged, no thread created or joined there.
  * 2. The compactor, a thread of the journal's from journal_open to
@@ -74,15 +74,15 @@ uint64_t journal_live_bytes_locked(struct store *st)
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what)
 {
-    j->rw_state = JRW_IDLE;
-    j->rw_done = j->rw_started;
-    j->rw_error = err;
-    j->rw_why[0] = '\0';
+    j->compact_state = JCOMPACT_IDLE;
+    j->compact_done = j->compact_started;
+    j->compact_error = err;
+    j->compact_why[0] = '\0';
     if (err)
-        snprintf(j->rw_why, sizeof(j->rw_why), "%s: %s", what,
+        snprintf(j->compact_why, sizeof(j->compact_why), "%s: %s", what,
                  strerror(err));
-    free(j->rw_buf.data);
-    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    free(j->compact_buf.data);
+    memset(&j->compact_buf, 0, sizeof(j->compact_buf));
     /* After a failure, the automatic rewrite waits for more growth. */
     j->compact_next = err ? j->accepted_end + j->compact_min
                           : j->compact_min;
@@ -96,8 +96,8 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
         pthread_mutex_unlock(&j->lock);
         return -EROFS;
     }
-    if (j->rw_state != JRW_IDLE) {      /* wait for the running one */
-        *gen = j->rw_started;
+    if (j->compact_state != JCOMPACT_IDLE) {    /* wait for the running one */
+        *gen = j->compact_started;
         pthread_mutex_unlock(&j->lock);
         return 0;
     }
@@ -119,15 +119,15 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
         pthread_mutex_unlock(&j->lock);
         return -ENOMEM;
     }
-    assert(j->rw_state == JRW_IDLE);    /* starts, too, need the store */
-    j->rw_snap = w.p;                   /* the compactor's from now on */
-    j->rw_snap_len = w.len;
-    j->rw_snap_ns = time_now_ns() - t0;
-    j->rw_snap_people = people;
-    j->rw_state = JRW_RUNNING;
-    j->rw_nomem = j->rw_abort = 0;
+    assert(j->compact_state == JCOMPACT_IDLE);  /* starts need the store */
+    j->compact_snap = w.p;                   /* the compactor's from now on */
+    j->compact_snap_len = w.len;
+    j->compact_snap_ns = time_now_ns() - t0;
+    j->compact_snap_people = people;
+    j->compact_state = JCOMPACT_RUNNING;
+    j->compact_nomem = j->compact_abort = 0;
     j->live_bytes = w.len;
-    *gen = ++j->rw_started;
+    *gen = ++j->compact_started;
     pthread_cond_signal(&j->compact_work);
     pthread_mutex_unlock(&j->lock);
     return 0;
@@ -137,10 +137,10 @@ int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
                          size_t len)
 {
     pthread_mutex_lock(&j->lock);
-    while (j->rw_done < gen)
+    while (j->compact_done < gen)
         pthread_cond_wait(&j->progress, &j->lock);
-    int rc = -j->rw_error;
-    snprintf(why, len, "%s", j->rw_why);
+    int rc = -j->compact_error;
+    snprintf(why, len, "%s", j->compact_why);
     pthread_mutex_unlock(&j->lock);
     return rc;
 }
@@ -153,9 +153,10 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
     else
         j->live_bytes -= live < j->live_bytes ? live : j->live_bytes;
 
-    if (j->rw_state == JRW_RUNNING || j->rw_state == JRW_READY) {
-        struct jgrow *g = &j->rw_buf;
-        if (g->len + n > g->cap && !j->rw_nomem) {
+    if (j->compact_state == JCOMPACT_RUNNING ||
+        j->compact_state == JCOMPACT_READY) {
+        struct jgrow *g = &j->compact_buf;
+        if (g->len + n > g->cap && !j->compact_nomem) {
             size_t cap = g->cap ? g->cap * 2 : JOURNAL_BUF;
             while (cap < g->len + n)
                 cap *= 2;
@@ -164,14 +165,15 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
                 g->data = p;
                 g->cap = cap;
             } else {
-                j->rw_nomem = 1;        /* the compaction fails, cleanly */
+                j->compact_nomem = 1;   /* the compaction fails, cleanly */
             }
         }
-        if (!j->rw_nomem) {
+        if (!j->compact_nomem) {
             memcpy(g->data + g->len, rec, n);
             g->len += n;
         }
-    } else if (j->rw_state == JRW_IDLE && j->compact_min && !j->broken &&
+    } else if (j->compact_state == JCOMPACT_IDLE && j->compact_min &&
+               !j->broken &&
                j->accepted_end >= j->compact_next &&
                j->accepted_end > 2 * (j->live_bytes + JREC_HEADER_LEN)) {
         j->compact_due = 1;
@@ -215,12 +217,13 @@ static int catch_up(struct journal *j, int fd, uint64_t *end)
 {
     for (int round = 0; round < CATCHUP_ROUNDS; round++) {
         pthread_mutex_lock(&j->lock);
-        if (j->rw_buf.len < CATCHUP_ENOUGH || j->rw_abort || j->rw_nomem) {
+        if (j->compact_buf.len < CATCHUP_ENOUGH || j->compact_abort ||
+            j->compact_nomem) {
             pthread_mutex_unlock(&j->lock);
             return 0;
         }
-        struct jgrow g = j->rw_buf;
-        memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+        struct jgrow g = j->compact_buf;
+        memset(&j->compact_buf, 0, sizeof(j->compact_buf));
         pthread_mutex_unlock(&j->lock);
         int err = journal_pwrite_all(fd, g.data, g.len, (off_t)*end);
         free(g.data);
@@ -237,7 +240,7 @@ static void compact_failed(struct journal *j, int fd, int err,
 {
     if (fd >= 0)
         close(fd);
-    unlink(j->rw_path);
+    unlink(j->compact_path);
     pthread_mutex_lock(&j->lock);
     journal_compact_finish_locked(j, err, what);
     pthread_mutex_unlock(&j->lock);
@@ -257,14 +260,14 @@ static void compact_one(struct journal *j, struct snapshot *sn)
 
     pthread_mutex_lock(&j->lock);
     uint64_t before = j->written_end;   /* what the old one had reached */
-    int stopping = j->rw_abort;         /* journal_close came first */
+    int stopping = j->compact_abort;         /* journal_close came first */
     pthread_mutex_unlock(&j->lock);
 
     if (stopping) {
         err = ECANCELED;
         what = "the server is stopping";
-    } else if ((fd = open(j->rw_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC,
-                          0600)) < 0) {
+    } else if ((fd = open(j->compact_path,
+                          O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
         err = errno;
         what = "cannot create the new file";
     } else {
@@ -276,11 +279,11 @@ static void compact_one(struct journal *j, struct snapshot *sn)
         err = catch_up(j, fd, &end);
 
     pthread_mutex_lock(&j->lock);
-    if (!err && j->rw_nomem) {
+    if (!err && j->compact_nomem) {
         err = ENOMEM;
         what = "the rewrite buffer cannot grow";
     }
-    if (!err && j->rw_abort) {
+    if (!err && j->compact_abort) {
         err = ECANCELED;
         what = "the server is stopping";
     }
@@ -289,19 +292,19 @@ static void compact_one(struct journal *j, struct snapshot *sn)
         compact_failed(j, fd, err, what);
         return;
     }
-    j->rw_fd = fd;
-    j->rw_end = end;
-    j->rw_state = JRW_READY;            /* 3. the flusher's turn */
+    j->compact_fd = fd;
+    j->compact_end = end;
+    j->compact_state = JCOMPACT_READY;            /* 3. the flusher's turn */
     pthread_cond_signal(&j->work);
     /* Its end, by generation: once IDLE, the next compaction may start
      * (RUNNING again) before this thread sees the IDLE. */
-    while (j->rw_done < sn->gen)
+    while (j->compact_done < sn->gen)
         pthread_cond_wait(&j->progress, &j->lock);
-    err = j->rw_error;                  /* the next cannot end before
+    err = j->compact_error;                  /* the next cannot end before
                                            this thread runs it */
     uint64_t after = j->written_end;
-    char why[sizeof(j->rw_why)];
-    snprintf(why, sizeof(why), "%s", j->rw_why);
+    char why[sizeof(j->compact_why)];
+    snprintf(why, sizeof(why), "%s", j->compact_why);
     pthread_mutex_unlock(&j->lock);
 
     if (err) {
@@ -329,17 +332,17 @@ void *journal_compactor_main(void *arg)
 
     pthread_mutex_lock(&j->lock);
     for (;;) {
-        while (j->rw_started == ran && !j->compactor_stop)
+        while (j->compact_started == ran && !j->compactor_stop)
             pthread_cond_wait(&j->compact_work, &j->lock);
-        if (j->rw_started == ran)
+        if (j->compact_started == ran)
             break;                      /* stopping, and nothing handed */
         struct snapshot sn = {
-            .p = j->rw_snap, .len = j->rw_snap_len,
-            .people = j->rw_snap_people, .ns = j->rw_snap_ns,
-            .gen = j->rw_started,
+            .p = j->compact_snap, .len = j->compact_snap_len,
+            .people = j->compact_snap_people, .ns = j->compact_snap_ns,
+            .gen = j->compact_started,
         };
         ran = sn.gen;
-        j->rw_snap = NULL;
+        j->compact_snap = NULL;
         pthread_mutex_unlock(&j->lock);
         compact_one(j, &sn);
         pthread_mutex_lock(&j->lock);
@@ -353,13 +356,13 @@ void *journal_compactor_main(void *arg)
 void journal_switch_take_locked(struct journal *j, struct jswitch *sw)
 {
     memset(sw, 0, sizeof(*sw));
-    sw->rem = j->rw_buf;
-    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    sw->rem = j->compact_buf;
+    memset(&j->compact_buf, 0, sizeof(j->compact_buf));
     sw->hi = j->appended_seq;
-    sw->fd = j->rw_fd;
-    sw->off = j->rw_end;
+    sw->fd = j->compact_fd;
+    sw->off = j->compact_end;
     sw->reserved_end = j->reserved_end;
-    j->rw_state = JRW_SWITCHING;
+    j->compact_state = JCOMPACT_SWITCHING;
     j->reserved_end = j->accepted_end;  /* appends wait for the switch */
 }
 
@@ -389,14 +392,14 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     free(sw->rem.data);
     if (!sw->err) {
         journal_seam_crash(JCRASH_WRITTEN);
-        if (rename(j->rw_path, j->path)) {
+        if (rename(j->compact_path, j->path)) {
             sw->err = errno;
             sw->what = "cannot rename the new file into place";
         }
     }
     if (sw->err) {                      /* the old journal stays */
         close(sw->fd);
-        unlink(j->rw_path);
+        unlink(j->compact_path);
         return;
     }
     sw->renamed = 1;

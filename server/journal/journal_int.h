@@ -25,14 +25,15 @@
                                            default least size */
 #define JOURNAL_COMPACT_SUFFIX ".compact" /* the new file while it is built */
 
-/* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
- * j->sleepers (guarded by j->lock) until the end of a round unlinks and
- * signals it. */
-struct jwaiter {
+/* A thread asleep in journal_wait with JOURNAL_WAKE_SIGNAL (a session's
+ * blocking wait; not journal.h's struct journal_waiter, an event loop's
+ * queued connection): on its stack, on j->sleepers (guarded by j->lock)
+ * until the end of a round unlinks and signals it. */
+struct journal_sleeper {
     uint64_t seq;               /* the record it waits for */
     pthread_cond_t cond;        /* its own; the mutex is j->lock */
     int linked;                 /* still on j->sleepers */
-    struct jwaiter *next;
+    struct journal_sleeper *next;
 };
 
 struct jbuf {
@@ -48,11 +49,16 @@ struct jgrow {
 };
 
 /* A compaction's steps (journal_compact.c). RUNNING: the snapshot is
- * being written to the new file, appends are copied into rw_buf too.
- * READY: the new file is whole up to rw_end; the flusher takes rw_buf
- * for the last time, writes it, syncs, renames (SWITCHING), and sets IDLE
- * again, on success with the new file as the journal. */
-enum jrw_state { JRW_IDLE, JRW_RUNNING, JRW_READY, JRW_SWITCHING };
+ * being written to the new file, appends are copied into compact_buf
+ * too. READY: the new file is whole up to compact_end; the flusher takes
+ * compact_buf for the last time, writes it, syncs, renames (SWITCHING),
+ * and sets IDLE again, on success with the new file as the journal. */
+enum jcompact_state {
+    JCOMPACT_IDLE,
+    JCOMPACT_RUNNING,
+    JCOMPACT_READY,
+    JCOMPACT_SWITCHING,
+};
 
 struct journal {
     int fd;
@@ -89,7 +95,7 @@ struct journal {
                                    under way, by the flusher or a session
                                    leading it in journal_wait */
     enum journal_wake wake;     /* how journal_wait sleeps */
-    struct jwaiter *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
+    struct journal_sleeper *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
     uint64_t published_ns;      /* when the last round ended */
     struct journal_waiter *waiters; /* journal_wait_async's, unordered */
 
@@ -98,20 +104,23 @@ struct journal {
     struct hist wake_ns;        /* published_ns -> a waiter running */
 
     /* Compaction (journal_compact.c), also guarded by j->lock. */
-    enum jrw_state rw_state;
-    struct jgrow rw_buf;        /* appended since the snapshot */
-    int rw_nomem;               /* rw_buf could not grow: give up */
-    int rw_abort;               /* journal_close: stop, keep the old file */
-    unsigned char *rw_snap;     /* the snapshot's records, for the thread */
-    size_t rw_snap_len;
-    size_t rw_snap_people;      /* how many people it holds */
-    uint64_t rw_snap_ns;        /* how long it held the store lock */
-    char *rw_path;              /* path + ".compact" */
-    int rw_fd;                  /* the new file while it is built */
-    uint64_t rw_end;            /* its length so far */
-    uint64_t rw_started, rw_done;   /* compactions begun and finished */
-    int rw_error;               /* the last finished one's errno, or 0 */
-    char rw_why[128];
+    enum jcompact_state compact_state;
+    struct jgrow compact_buf;   /* the rewrite buffer: appended since the
+                                   snapshot */
+    int compact_nomem;          /* compact_buf could not grow: give up */
+    int compact_abort;          /* journal_close: stop, keep the old file */
+    unsigned char *compact_snap;    /* the snapshot's records, handed to
+                                       the compactor */
+    size_t compact_snap_len;
+    size_t compact_snap_people; /* how many people it holds */
+    uint64_t compact_snap_ns;   /* how long it held the store lock */
+    char *compact_path;         /* path + ".compact" */
+    int compact_fd;             /* the new file while it is built */
+    uint64_t compact_end;       /* its length so far */
+    uint64_t compact_started;   /* compactions begun ... */
+    uint64_t compact_done;      /* ... and ended, either way */
+    int compact_error;          /* the last ended one's errno, or 0 */
+    char compact_why[128];
     int compactor_stop;         /* journal_close: the compactor returns */
     uint64_t live_bytes;        /* what the live set's ADD records take */
     uint64_t compact_min;       /* auto: never below this size (0 never) */
@@ -131,13 +140,14 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
 int journal_reserve_chunk(int fd, uint64_t from);
 
 /* Publishes a round's progress: broadcasts j->progress and signals each
- * JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one when
- * the journal is broken), and one more that is not, to lead the next
+ * sleeper (JOURNAL_WAKE_SIGNAL) whose record is now durable (every one
+ * when the journal is broken), and one more that is not, to lead the next
  * round; j->lock held. */
 void journal_wake_locked(struct journal *j);
 
 /* The flusher's part of a compaction (journal_compact.c). take: j->lock
- * held, rw_state READY: takes rw_buf and blocks appends (SWITCHING).
+ * held, compact_state READY: takes compact_buf and blocks appends
+ * (SWITCHING).
  * io: no lock held: completes the new file and puts it in place, or on
  * failure leaves the old one as the journal. publish: j->lock held. */
 struct jswitch {
@@ -188,7 +198,7 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
 /* The live set's size from the store (after replay); store lock held. */
 uint64_t journal_live_bytes_locked(struct store *st);
 
-/* A compaction's end as the flusher or the thread sees it: rw_state back
+/* A compaction's end as the flusher or the thread sees it: compact_state back
  * to IDLE, the outcome recorded, waiters woken; j->lock held. */
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what);

@@ -259,11 +259,12 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
-    if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
+    j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
+    if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
-    strcpy(stpcpy(j->rw_path, path), JOURNAL_COMPACT_SUFFIX);
+    strcpy(stpcpy(j->compact_path, path), JOURNAL_COMPACT_SUFFIX);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -276,10 +277,10 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                  strerror(errno));
         goto err;
     }
-    if (unlink(j->rw_path) == 0)
+    if (unlink(j->compact_path) == 0)
         JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
                     "compaction that did not finish; the journal itself is "
-                    "whole", path, j->rw_path);
+                    "whole", path, j->compact_path);
     reserve_first(j, path, end);
     if (start_threads(j, err, errlen) < 0)
         goto err;
@@ -292,7 +293,7 @@ err:
             close(j->fd);
         free(j->buf[0].data);
         free(j->buf[1].data);
-        free(j->rw_path);
+        free(j->compact_path);
         free(j->path);
         free(j);
     }
@@ -313,8 +314,8 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes)
 static void stop_compaction(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
-    j->rw_abort = 1;
-    while (j->rw_state != JRW_IDLE)
+    j->compact_abort = 1;
+    while (j->compact_state != JCOMPACT_IDLE)
         pthread_cond_wait(&j->progress, &j->lock);
     pthread_mutex_unlock(&j->lock);
     stop_compactor(j);
@@ -344,8 +345,8 @@ void journal_close(struct journal *j)
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);
-    free(j->rw_buf.data);
-    free(j->rw_path);
+    free(j->compact_buf.data);
+    free(j->compact_path);
     free(j->path);
     free(j);
 }
