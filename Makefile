@@ -5,6 +5,8 @@
 #   make check      unit tests (check) and integration tests over real TCP
 #   make demo       the classroom demo: every mode under kill_it, one table
 #   make tsan/asan  sanitizer builds into bin/tsan/ and bin/asan/
+#   build/seams/    the servers with the journal's test seams, for the
+#                   tests only (built by make, never installed)
 #   make race-lab   the race-condition lab of docs/RACES.md
 #
 # Each part of the tree adds its own rules in a fragment (client/client.mk,
@@ -31,8 +33,8 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all servers check check-headers demo tsan asan race-lab clean \
-        install-deps
+.PHONY: all servers seams-servers check check-headers demo tsan asan \
+        race-lab clean install-deps
 .DEFAULT_GOAL := all
 
 # ---- dependency check -------------------------------------------------
@@ -61,7 +63,9 @@ $(LIBCOMMON): $(COMMON_OBJS)
 # The core is flat in server/; the network drivers in server/net/ and the
 # journal in server/journal/ include across folders as "net/x.h" and
 # "journal/journal.h", so -Iserver is the one include path they add.
-SERVER_SRCS := $(filter-out server/lockmode_build.c,\
+# journal_seams.c: only the test build of the servers has it (below).
+SEAMS_ONLY  := server/journal/journal_seams.c
+SERVER_SRCS := $(filter-out server/lockmode_build.c $(SEAMS_ONLY),\
                  $(wildcard server/*.c server/net/*.c server/journal/*.c))
 SERVER_OBJS := $(SERVER_SRCS:%.c=$(BUILD)/%.o)
 
@@ -78,6 +82,35 @@ $(BIN)/ssnserver-%: $(SERVER_OBJS) $(BUILD)/server/lockmode_build-%.o $(LIBCOMMO
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(SERVER_OBJS) $(BUILD)/server/lockmode_build-$*.o \
 	    $(LIBCOMMON) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+# ---- the test build of the servers: the journal's test seams -----------
+# (server/journal/journal_seams.h, SQLite's SQLITE_TEST model) armed by
+# SSN_TEST_* variables, for the integration tests that crash a compaction
+# or fail a sync. $(BUILD)/seams/ssnserver-MODE, never in $(BIN) and never
+# installed: no SSN_TEST_ string is in a server of $(BIN)
+# (tests/test-seams.sh). Compiled again with -DSSN_TEST_SEAMS are only the
+# files that include journal_seams.h (where its hooks are no-ops without
+# the macro), plus journal_seams.c, which only this build has; every other
+# object is the normal build's.
+SEAMS_SRCS  := $(shell grep -l '^.include "journal_seams.h"' \
+                 server/journal/*.c)
+SEAMS_OBJS  := $(SEAMS_SRCS:%.c=$(BUILD)/seams/%.o)
+SEAMS_SERVER_OBJS := $(filter-out $(SEAMS_SRCS:%.c=$(BUILD)/%.o),\
+                       $(SERVER_OBJS)) $(SEAMS_OBJS)
+SEAMS_SERVERS := $(MODES:%=$(BUILD)/seams/ssnserver-%)
+
+$(BUILD)/seams/server/%.o: CFLAGS_ALL += -Iserver -DSSN_TEST_SEAMS
+
+$(BUILD)/seams/%.o: %.c | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -c -o $@ $<
+
+$(BUILD)/seams/ssnserver-%: $(SEAMS_SERVER_OBJS) \
+                            $(BUILD)/server/lockmode_build-%.o $(LIBCOMMON)
+	$(CC) -o $@ $(SEAMS_SERVER_OBJS) $(BUILD)/server/lockmode_build-$*.o \
+	    $(LIBCOMMON) $(LDFLAGS_ALL) $(PKG_LIBS)
+
+seams-servers: $(SEAMS_SERVERS)
 
 # ssnserver is the buffered build; ssnserver1..5 are the classic names.
 $(BIN)/ssnserver: $(BIN)/ssnserver-buffered
@@ -100,7 +133,7 @@ CHECK_SCRIPTS :=
 -include tests/fuzz/fuzz.mk
 -include install.mk
 
-all: servers $(PROGRAMS)
+all: servers seams-servers $(PROGRAMS)
 
 check: all check-headers
 	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
@@ -121,12 +154,15 @@ demo: all
 	@tools/demo
 
 # ---- sanitizer builds --------------------------------------------------
+# Each with its test build of the servers too (build/tsan/seams/,
+# build/asan/seams/): the journal's suites run against either sanitizer
+# with BIN=bin/tsan or bin/asan (tests/lib/common.sh finds them).
 tsan:
 	$(MAKE) BUILD=build/tsan BIN=bin/tsan OPT="-O1 -g" \
-	    SAN="-fsanitize=thread -DSSN_SANITIZED" servers
+	    SAN="-fsanitize=thread -DSSN_SANITIZED" servers seams-servers
 asan:
 	$(MAKE) BUILD=build/asan BIN=bin/asan OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -DSSN_SANITIZED" servers
+	    SAN="-fsanitize=address,undefined -DSSN_SANITIZED" servers seams-servers
 
 # The race-condition lab (docs/RACES.md): TSan builds of every mode under load.
 race-lab: servers $(BIN)/kill_it

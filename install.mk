@@ -49,6 +49,8 @@ help:
 	@echo 'Targets:'
 	@echo '  all           (default) the five servers, the clients, the benchmarks, the unit tests'
 	@echo '  servers       bin/ssnserver-MODE for each lock mode, bin/ssnserver and ssnserver1..5'
+	@echo '  seams-servers build/seams/ssnserver-MODE: with the journal'"'"'s test seams, for the'
+	@echo '                tests only (part of all; never installed)'
 	@echo '  clients       bin/inputgen, bin/inclient, bin/kill_it and bin/ssn-bench'
 	@echo '  check         unit tests (check) and integration tests over real TCP'
 	@echo '  check-headers every header compiles on its own'

@@ -92,6 +92,7 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req.last, .first = s->req.first };
 }
 
+
 /* ADD's one allocation: the entry, sized to its names, made from the
  * parsed request before entering the store and freed after leaving it when
  * the store refuses it (a duplicate, or the journal). */
@@ -110,6 +111,7 @@ static void cmd_add(struct session *s)
     }
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
+    s->compact_due |= m.compact_due;    /* started after the batch */
 
     if (rc == 0) {
         if (m.seq)
@@ -130,6 +132,7 @@ static void cmd_delete(struct session *s)
         return;
     int rc = store_apply_locked(s->store, &m);
     cmd_store_leave(s, STORE_WRITE);
+    s->compact_due |= m.compact_due;    /* started after the batch */
 
     if (rc == 0) {
         entry_free(m.removed);          /* outside the lock */
@@ -383,4 +386,20 @@ int cmd_run(struct session *s, enum proto_cmd cmd)
         break;                  /* answered by the session */
     }
     return 0;
+}
+
+void cmd_compact_due(struct session *s)
+{
+    struct store *st = s->store;
+    uint64_t gen;
+
+    assert(!s->batch_kept);
+    s->compact_due = 0;
+    if (st->policy->op_enter(st, STORE_WRITE))
+        return;                 /* the next mutation says it again */
+    int rc = journal_compact_start_locked(st->journal, &gen);
+    st->policy->op_leave(st, STORE_WRITE);
+    if (rc)
+        log_msg(LOG_LEVEL_WARN, "journal: cannot start the automatic "
+                "compaction: %s", strerror(-rc));
 }

@@ -19,6 +19,13 @@ void cmd_store_leave(struct session *s, enum store_access how);
  * of a slice. */
 void cmd_batch_end(struct session *s);
 
+/* The automatic compaction, due after an ADD or DELETE (the mutation's
+ * compact_due, journal.h, noted in s->compact_due): started once the
+ * batch has ended, so that under the store lock the journal does only the
+ * snapshot, and a failure to start is logged with no lock held. Nothing
+ * is answered: the compaction's outcome is the journal's to log. */
+void cmd_compact_due(struct session *s);
+
 /* AUTH password: len bytes at secret (not NUL-terminated). */
 void cmd_auth(struct session *s, const char *secret, size_t len);
 

@@ -387,6 +387,8 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         }
     }
     cmd_batch_end(s);
+    if (s->compact_due)
+        cmd_compact_due(s);
     atomic_fetch_add(&srv.commands_total, s->commands);
     s->commands = 0;
     return s->ending;

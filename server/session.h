@@ -92,6 +92,8 @@ struct session {
     uint64_t journal_seq;       /* the last journal record the replies in
                                    out acknowledge: the mark their send
                                    carries; 0: none */
+    int compact_due;            /* a mutation said the automatic
+                                   compaction is due (cmd_compact_due) */
     int waiting;                /* the request in s->req waits to run again
                                    (session_waiting) */
     enum proto_cmd waiting_cmd; /* ... and which request it is */

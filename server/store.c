@@ -119,6 +119,7 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
 
     STORE_ASSERT_HELD(st);
     m->seq = 0;
+    m->compact_due = 0;
     /* The journal hook: space first (it may wait for the flusher, never
      * for I/O of its own), so a refused mutation changes nothing. */
     if (st->journal && (rc = journal_reserve_locked(st->journal)))
@@ -133,7 +134,7 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
     }
     if (rc == 0) {
         if (st->journal)                /* a memcpy, in tree order */
-            m->seq = journal_append_locked(st->journal, m);
+            m->seq = journal_append_locked(st->journal, m, &m->compact_due);
         st->version++;
         atomic_store_explicit(&st->entries, st->tree.count,
                               memory_order_relaxed);

@@ -176,6 +176,10 @@ struct store_mutation {
     uint64_t seq;               /* out: the journal record's sequence
                                    number (0 without a journal); the reply
                                    waits until it is durable */
+    int compact_due;            /* out: 1 when the journal passed twice
+                                   its live size: the caller starts the
+                                   automatic compaction once it has left
+                                   the store (journal.h says how) */
 };
 
 /* Returns 0, or -errno when the lock cannot be made. */
@@ -227,7 +231,8 @@ void store_lock_reset_locked(struct store *st);
  * (the store is unchanged and the caller still owns m->entry); -ENOENT for a
  * DELETE of an absent name. On success of an ADD the store owns m->entry; on
  * success of a DELETE the caller owns m->removed. Never allocates.
- * With a journal, the record is appended here (m->seq says which) and a
+ * With a journal, the record is appended here (m->seq says which, and
+ * m->compact_due whether the automatic compaction is due) and a
  * mutation that cannot be journaled is refused before it is applied:
  * -EROFS (read-only after a failed write or sync) or the -errno of the
  * space reservation (-ENOSPC), the store unchanged. */

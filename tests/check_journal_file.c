@@ -4,7 +4,8 @@
  * (server/journal/journal_compact.c): the journal becomes one ADD per live person,
  * exactly the live size, and appends go on into the new file; a new file
  * that cannot be synced leaves the old journal in place, writable, and no
- * file behind. The crash points are tests/test-journal-compact.sh's.
+ * file behind; the automatic compaction is only said due by an append,
+ * and started by its caller out of the store. The crash points are tests/test-journal-compact.sh's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -171,6 +172,83 @@ START_TEST(test_journal_compact_failure_keeps_old)
 }
 END_TEST
 
+/* One ADD and one DELETE of the same person, under the store lock as
+ * commands.c applies them; 1 when either said the automatic compaction
+ * is due (store_mutation.compact_due). */
+static int churn_one(struct store *st, int i)
+{
+    char first[16];
+
+    snprintf(first, sizeof(first), "a%d", i);
+    struct store_mutation add = {
+        .op = STORE_ADD,
+        .entry = entry_new("Auto", 4, first, strlen(first),
+                           entry_ssn_pack("123-45-6789"), 33),
+    };
+    struct store_mutation del = {
+        .op = STORE_DELETE, .key = { .first = first, .last = "Auto" },
+    };
+    ck_assert_ptr_nonnull(add.entry);
+    store_lock(st);
+    ck_assert_int_eq(store_apply_locked(st, &add), 0);
+    ck_assert_int_eq(store_apply_locked(st, &del), 0);
+    store_unlock(st);
+    entry_free(del.removed);
+    return add.compact_due || del.compact_due;
+}
+
+/* Churns until an append says the compaction is due; returns how many
+ * rounds that took. */
+static int churn_until_due(struct store *st, int *next)
+{
+    for (int n = 1; n <= 1000; n++)
+        if (churn_one(st, (*next)++))
+            return n;
+    ck_abort_msg("the automatic compaction never came due");
+    return 0;
+}
+
+/* The automatic compaction: an append past twice the live size only says
+ * it is due; nothing starts under the store lock, and it goes on saying
+ * so until the caller, out of the store, starts it (commands.c's
+ * cmd_compact_auto). The journal's one compactor thread then runs one
+ * compaction after another. */
+START_TEST(test_journal_compact_auto_due)
+{
+    struct store st;
+    char err[512], why[128];
+    struct journal_figures f;
+    int next = 0;
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    journal_set_compact_min(j, 1024);
+    ck_assert_int_eq(apply(&st, STORE_ADD, "Keep", "Auto"), 0);
+    for (int round = 1; round <= 3; round++) {
+        churn_until_due(&st, &next);
+        journal_figures(j, &f);
+        ck_assert_int_eq(f.compacting, 0);      /* said, not started */
+        ck_assert_int_eq(churn_until_due(&st, &next), 1);   /* still due */
+        ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
+        journal_figures(j, &f);
+        ck_assert_uint_eq(f.compactions, (uint64_t)round);
+        ck_assert_uint_eq(f.size, f.live_bytes);
+        ck_assert_int_eq(churn_one(&st, next++), 0);    /* not due now */
+    }
+    journal_close(j);
+    store_destroy(&st);
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 1);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
 static Suite *journal_file_suite(void)
 {
     Suite *s = suite_create("journal_file");
@@ -181,6 +259,7 @@ static Suite *journal_file_suite(void)
                         JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
     tcase_add_test(tc, test_journal_compact_live_set);
     tcase_add_test(tc, test_journal_compact_failure_keeps_old);
+    tcase_add_test(tc, test_journal_compact_auto_due);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -2,7 +2,8 @@
 # test-journal-compact.sh -- COMPACT and the automatic rewrite over real
 # TCP: the journal shrinks to the live set and a restart finds the same
 # store (each locked mode, both I/O models); a crash injected at each step
-# of a compaction (SSN_TEST_COMPACT_CRASH) recovers the right state;
+# of a compaction (SSN_TEST_COMPACT_CRASH, a seam of the test build in
+# build/seams/) recovers the right state;
 # compactions under pipelined load, then kill -9, lose nothing
 # acknowledged; the automatic rewrite runs by itself past
 # --journal-compact-min and twice the live size; without a journal, and
@@ -73,14 +74,15 @@ case_compact_modes() {
     done
 }
 
-# A crash at each step of a compaction: the restart finds the store as it
-# was, the unfinished file is removed, and the journal still works.
+# A crash at each step of a compaction (the test build's seam): the
+# restart, by the installed build, finds the store as it was, the
+# unfinished file is removed, and the journal still works.
 case_crash_steps() {
     local step digest got
     for step in snapshot written renamed switched; do
         rm -f "$J" "$J.compact"
-        SSN_TEST_COMPACT_CRASH=$step start_server buffered --journal "$J" \
-            --fsync always || continue
+        SSN_TEST_COMPACT_CRASH=$step start_seams_server buffered \
+            --journal "$J" --fsync always || continue
         load_churn "$SRV_PORT" 2000
         digest=$(ask "$SRV_PORT" 'DIGEST\n')
         got=$(ask "$SRV_PORT" 'COMPACT\n')

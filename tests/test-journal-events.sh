@@ -79,7 +79,8 @@ case_held_costs_no_epoll_ctl() {
 }
 
 # Requests, and the idle time-out, that reach a connection while its
-# replies are held: with every sync 1.5 s late (the test seam), A's ADD
+# replies are held: with every sync 1.5 s late (the test seam, so the
+# test build of the server), A's ADD
 # holds worker 0 in its round; B and D, on worker 1 (round robin), send an
 # ADD each, held for the round after it. B sends COUNT while held: read
 # only once its ADD is durable, and answered after it. D sends nothing
@@ -88,7 +89,7 @@ case_held_costs_no_epoll_ctl() {
 case_more_while_held() {
     local a b c d
     rm -f "$J"
-    SSN_IO=events SSN_TEST_JOURNAL_FAIL=slow:1500 start_server buffered \
+    SSN_IO=events SSN_TEST_JOURNAL_FAIL=slow:1500 start_seams_server buffered \
         --workers 2 --timeout 1 --journal "$J" --fsync always || return
     open_conn "$SRV_PORT"; a=$CONN
     open_conn "$SRV_PORT"; b=$CONN

@@ -1,12 +1,14 @@
 #!/bin/bash
 # test-journal-faults.sh -- the journal's failed write and failed sync over
-# real TCP, through the test seam SSN_TEST_JOURNAL_FAIL (server/
-# journal_open.c), not a failing device: with --fsync always, in serial,
+# real TCP, through the test seam SSN_TEST_JOURNAL_FAIL (server/journal/
+# journal_seams.c, in the test build of the servers, build/seams/), not a
+# failing device: with --fsync always, in serial,
 # coarse, fine, buffered and both of the last two with --io events, the
 # client whose ADD was in the failed round gets no reply and its
 # connection is closed; the log and STATS say read-only; later ADDs and
 # DELETEs get the journal's error; reads and new connections go on; a
-# restart without the seam finds every acknowledged ADD and is writable.
+# restart, by the installed build, finds every acknowledged ADD and is
+# writable.
 # With --fsync everysec a failed sync turns the server read-only too,
 # after the OK (which waits only for the write). A malformed seam is
 # logged and ignored.
@@ -153,8 +155,8 @@ case_always() {
         for op in sync write; do
             label="$mode${io:+ events}, $op:3"
             rm -f "$J"
-            SSN_IO=$io SSN_TEST_JOURNAL_FAIL=$op:3 start_server "$mode" \
-                --journal "$J" --fsync always || continue
+            SSN_IO=$io SSN_TEST_JOURNAL_FAIL=$op:3 start_seams_server \
+                "$mode" --journal "$J" --fsync always || continue
             fault_round "$label" "$op"
             stop_server "$SRV_PID"
             expect_eq "$label: a read-only server stops cleanly" "$STOP_RC" 0
@@ -175,7 +177,7 @@ case_always() {
 case_everysec() {
     local t err="Error: read-only: journal sync failed: $EIO"
     rm -f "$J"
-    SSN_TEST_JOURNAL_FAIL=sync:1 start_server fine --journal "$J" \
+    SSN_TEST_JOURNAL_FAIL=sync:1 start_seams_server fine --journal "$J" \
         --fsync everysec || return
     open_conn "$SRV_PORT"
     say "ADD $(person 1)"
@@ -206,7 +208,7 @@ case_malformed() {
     local v
     for v in sync:0 write:3x flush:1 slow:60001; do
         rm -f "$J"
-        SSN_TEST_JOURNAL_FAIL=$v start_server fine --journal "$J" \
+        SSN_TEST_JOURNAL_FAIL=$v start_seams_server fine --journal "$J" \
             --fsync always || continue
         open_conn "$SRV_PORT"
         say "ADD $(person 1)" "ADD $(person 2)" "ADD $(person 3)" \

@@ -7,6 +7,10 @@ UNIT_RUNNER := $(BUILD)/tests/unit
 
 # Unit tests link the server's code except its main(); they pick the lock
 # policy of each store they make from the table, so no per-mode object.
+# They link the objects the installed servers are made of, without the
+# journal's test seams: the unit tests fault the journal through
+# journal_sync_fn and need none of them (the seams are for the
+# integration tests, which start $(BUILD)/seams/ssnserver-MODE).
 UNIT_SERVER_OBJS = $(filter-out $(BUILD)/server/main.o,$(SERVER_OBJS))
 
 $(BUILD)/tests/%.o: CFLAGS_ALL += $(CHECK_CFLAGS) -Iserver -Iclient/lib

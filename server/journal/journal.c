@@ -22,6 +22,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 #include "timeutil.h"
 
@@ -93,21 +94,12 @@ int journal_reserve_chunk(int fd, uint64_t from)
 
 int (*journal_sync_fn)(int fd) = fdatasync;
 
-/* The test seam SSN_TEST_JOURNAL_FAIL (journal_open.c): 1 when this write
- * or sync of a round's records is to fail with EIO instead of being done.
- * Unarmed it costs one comparison per round, next to a system call. */
-static int fail_now(struct journal *j, enum jfail op)
-{
-    return j->fail_op == op && ++j->fail_seen >= j->fail_at;
-}
-
+/* The seam (journal_seams.h) fails or delays a sync in the test build
+ * only; in the installed servers it is nothing. */
 static int sync_fd(struct journal *j, uint64_t *took)
 {
     uint64_t t0 = time_now_ns();
-
-    if (j->fail_op == JFAIL_SLOW)
-        time_sleep_ns(j->fail_at * TIME_NS_PER_MS);
-    int rc = fail_now(j, JFAIL_SYNC) ? EIO :
+    int rc = journal_seam_fail(JFAIL_SYNC) ? EIO :
              journal_sync_fn(j->fd) ? errno : 0;
     *took = time_now_ns() - t0;
     return rc;
@@ -120,7 +112,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
                                    after it if there is more to do */
         return 0;
     if (j->buf[j->active].len || j->want_reserve || j->stopping ||
-        j->rw_state == JRW_READY)
+        j->compact_state == JCOMPACT_READY || (j->broken && !j->broken_logged))
         return 1;
     if (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
@@ -137,6 +129,24 @@ void journal_set_broken_locked(struct journal *j, const char *what, int err)
     j->broken = err;
     snprintf(j->broken_why, sizeof(j->broken_why), "%s: %s", what,
              strerror(err));
+    pthread_cond_signal(&j->work);      /* the flusher logs it */
+}
+
+/* Logs, once, that the journal turned read-only: the flusher's job, as it
+ * never holds the store lock (a session whose round failed may: coarse).
+ * j->lock held, let go while logging. */
+static void log_broken_locked(struct journal *j)
+{
+    if (!j->broken || j->broken_logged)
+        return;
+    j->broken_logged = 1;
+    char why[sizeof(j->broken_why)];
+    snprintf(why, sizeof(why), "%s", j->broken_why);
+    pthread_mutex_unlock(&j->lock);
+    JOURNAL_LOG(j, LOG_LEVEL_ERROR, "journal %s: %s; the server is now "
+                "read-only (no retry: the kernel may have dropped the pages, "
+                "docs/DURABILITY.md)", j->path, why);
+    pthread_mutex_lock(&j->lock);
 }
 
 /* Sleeps until work_due; j->lock held. */
@@ -174,7 +184,7 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
-    if (j->rw_state == JRW_READY && !j->broken) {
+    if (j->compact_state == JCOMPACT_READY && !j->broken) {
         f->sw = 1;              /* the buffer's records go to the new file */
         f->do_reserve = 0;      /* the switch reserves there */
         journal_switch_take_locked(j, &f->swc);
@@ -191,7 +201,7 @@ void journal_round_io(struct journal *j, struct flush_round *f,
             return;             /* the records are in the new journal */
     }
     if (f->n && !f->broken)
-        f->werr = fail_now(j, JFAIL_WRITE) ? EIO :
+        f->werr = journal_seam_fail(JFAIL_WRITE) ? EIO :
                   journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
     if (f->want_sync && !f->werr) {
         f->serr = sync_fd(j, &f->took);
@@ -242,18 +252,6 @@ published:
     journal_notify_waiters_locked(j);
 }
 
-void journal_round_log_failure_locked(struct journal *j,
-                                      const struct flush_round *f)
-{
-    if (!f->werr && !(f->want_sync && f->serr))
-        return;
-    pthread_mutex_unlock(&j->lock);     /* no logging under it */
-    log_msg(LOG_LEVEL_ERROR, "journal %s: %s; the server is now read-only "
-            "(no retry: the kernel may have dropped the pages, "
-            "docs/DURABILITY.md)", j->path, j->broken_why);
-    pthread_mutex_lock(&j->lock);
-}
-
 void *journal_flusher_main(void *arg)
 {
     struct journal *j = arg;
@@ -262,6 +260,7 @@ void *journal_flusher_main(void *arg)
 
     pthread_mutex_lock(&j->lock);
     for (;;) {
+        log_broken_locked(j);
         flush_wait_locked(j, last_sync);
         j->flushing = 1;
         journal_round_take_locked(j, last_sync, &f);
@@ -273,10 +272,10 @@ void *journal_flusher_main(void *arg)
         pthread_mutex_lock(&j->lock);
         journal_round_publish_locked(j, &f);
         j->flushing = 0;
-        journal_round_log_failure_locked(j, &f);
         if (f.stop)
             break;
     }
+    log_broken_locked(j);               /* a failure of the last round */
     pthread_mutex_unlock(&j->lock);
     return NULL;
 }
@@ -319,13 +318,14 @@ int journal_reserve_locked(struct journal *j)
 }
 
 uint64_t journal_append_locked(struct journal *j,
-                               const struct store_mutation *m)
+                               const struct store_mutation *m,
+                               int *compact_due)
 {
     const struct entry *e = m->op == STORE_ADD ? m->entry : m->removed;
     size_t live = m->op == STORE_ADD ? 0 :
                   jrec_add_len(strlen(entry_first(e)), strlen(entry_last(e)));
     char ssn[ENTRY_SSN_LEN + 1];
-    uint64_t seq, gen;
+    uint64_t seq;
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
@@ -342,18 +342,13 @@ uint64_t journal_append_locked(struct journal *j,
      * syncs) its record itself in journal_wait, or waits for the round
      * under way; an event loop's journal_wait_async signals it; the
      * flusher's 100 ms tick is the backstop. */
-    int due = j->compact_due;
+    /* The journal passed twice the live size: the automatic rewrite is
+     * due. Only said here: the caller starts it once it has left the
+     * store (journal.h), so that nothing but the snapshot's walk is done
+     * under the store lock. */
+    *compact_due = j->compact_due;
     j->compact_due = 0;
     pthread_mutex_unlock(&j->lock);
-
-    /* The journal passed twice the live size: the automatic rewrite. Its
-     * snapshot is taken here, under the store lock this caller holds. */
-    if (due) {
-        int rc = journal_compact_start_locked(j, &gen);
-        if (rc)
-            log_msg(LOG_LEVEL_WARN, "journal %s: cannot start a "
-                    "compaction: %s", j->path, strerror(-rc));
-    }
     return seq;
 }
 
@@ -378,7 +373,7 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->size = j->written_end;
     f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
     f->compactions = j->compactions;
-    f->compacting = j->rw_state != JRW_IDLE;
+    f->compacting = j->compact_state != JCOMPACT_IDLE;
     pthread_mutex_unlock(&j->lock);
 }
 

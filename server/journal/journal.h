@@ -89,24 +89,38 @@ void journal_close(struct journal *j);
  * reserved ahead), else -EROFS (read-only after a failed write or sync)
  * or the -errno of the space reservation (-ENOSPC); may wait for the
  * flusher to make room. append: copies the mutation's record into the
- * buffer and returns its sequence number. */
+ * buffer and returns its sequence number; sets *compact_due to 1 when
+ * the automatic compaction is due (below), else 0. Neither starts
+ * anything, nor logs. */
 int journal_reserve_locked(struct journal *j);
 uint64_t journal_append_locked(struct journal *j,
-                               const struct store_mutation *m);
+                               const struct store_mutation *m,
+                               int *compact_due);
 
 /* Compaction (journal_compact.c, docs/DURABILITY.md): the journal
  * rewritten as one ADD per live person, the sessions stopped only for the
  * snapshot. start: takes the snapshot of j's store, whose lock the caller
- * holds, and starts the rewrite; when one runs already, that one is the
- * one to wait for. Sets *gen; returns 0, -EROFS or -ENOMEM. wait: blocks,
- * no lock held, until compaction gen has ended; 0 when the new journal is
- * in place, else -errno with why it failed in why. */
+ * holds, and hands it to the journal's compaction thread (started by
+ * journal_open); when one runs already, that one is the one to wait for.
+ * Under the store lock it only walks the store and makes one allocation:
+ * no thread is created or joined, nothing is logged. Sets *gen; returns
+ * 0, -EROFS or -ENOMEM (the state unchanged; the caller reports it). wait:
+ * blocks, no lock held, until compaction gen has ended; 0 when the new
+ * journal is in place, else -errno with why it failed in why. */
 int journal_compact_start_locked(struct journal *j, uint64_t *gen);
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
                          size_t len);
 
-/* The automatic compaction runs when the journal passes bytes and twice
- * its live size; 0 turns it off. Before the server listens. */
+/* The automatic compaction is due when the journal passes bytes and twice
+ * its live size; 0 turns it off. Before the server listens.
+ *
+ * The contract: the journal only says it is due, through the
+ * store_mutation's compact_due (store_apply_locked). The caller, having
+ * left the store, enters it again, calls journal_compact_start_locked,
+ * leaves, and only then logs a failure; it need not wait. Appends go on
+ * saying "due" until one is started (a second start finds the first
+ * running and does nothing), and after a failure the journal waits for
+ * more growth before saying it again. */
 void journal_set_compact_min(struct journal *j, uint64_t bytes);
 
 /* Blocks until record seq is durable under the policy. Returns 0, or -EIO

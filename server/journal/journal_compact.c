@@ -3,10 +3,14 @@
  *
  * 1. Snapshot, under the store lock (journal_compact_start_locked): the
  *    tree is encoded as one ADD record per person, and from then on every
- *    append is also copied into the rewrite buffer (j->rw_buf).
- * 2. A thread of its own writes the snapshot to PATH.compact, syncs it,
- *    then copies what the rewrite buffer gathered meanwhile; no lock held
- *    while it writes. Sessions go on; the old journal stays the journal.
+ *    append is also copied into the rewrite buffer (j->compact_buf).
+ *    Only that walk and its one allocation are done under the store
+ *    lock: nothing is logged, no thread created or joined there.
+ * 2. The compactor, a thread of the journal's from journal_open to
+ *    journal_close, asleep on j->compact_work until handed a snapshot,
+ *    writes it to PATH.compact, syncs it, then copies what the rewrite
+ *    buffer gathered meanwhile; no lock held while it writes. Sessions go
+ *    on; the old journal stays the journal.
  * 3. The switch, a round only the flusher runs (rounds, one at a time under
  *    j->flushing, are the only writers of j->fd): it takes the
  *    rewrite buffer's last records and holds new appends back, writes
@@ -18,10 +22,10 @@
  * old journal and its records; after it, the server turns read-only.
  * The state lives in struct journal under j->lock (journal_int.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +33,12 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define CATCHUP_ENOUGH  (64 * 1024)     /* left for the switch at most */
 #define CATCHUP_ROUNDS  64              /* then switch anyway */
-
-void journal_crash_point(const struct journal *j, enum jcrash at)
-{
-    if (j->crash_at == at)
-        raise(SIGKILL);
-}
 
 /* ---- 1. the snapshot, under the store lock ---------------------------- */
 
@@ -72,20 +71,18 @@ uint64_t journal_live_bytes_locked(struct store *st)
     return n;
 }
 
-static void *compact_main(void *arg);
-
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what)
 {
-    j->rw_state = JRW_IDLE;
-    j->rw_done = j->rw_started;
-    j->rw_error = err;
-    j->rw_why[0] = '\0';
+    j->compact_state = JCOMPACT_IDLE;
+    j->compact_done = j->compact_started;
+    j->compact_error = err;
+    j->compact_why[0] = '\0';
     if (err)
-        snprintf(j->rw_why, sizeof(j->rw_why), "%s: %s", what,
+        snprintf(j->compact_why, sizeof(j->compact_why), "%s: %s", what,
                  strerror(err));
-    free(j->rw_buf.data);
-    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    free(j->compact_buf.data);
+    memset(&j->compact_buf, 0, sizeof(j->compact_buf));
     /* After a failure, the automatic rewrite waits for more growth. */
     j->compact_next = err ? j->accepted_end + j->compact_min
                           : j->compact_min;
@@ -99,55 +96,51 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
         pthread_mutex_unlock(&j->lock);
         return -EROFS;
     }
-    if (j->rw_state != JRW_IDLE) {      /* wait for the running one */
-        *gen = j->rw_started;
+    if (j->compact_state != JCOMPACT_IDLE) {    /* wait for the running one */
+        *gen = j->compact_started;
         pthread_mutex_unlock(&j->lock);
         return 0;
     }
-    int joinable = j->rw_joinable;
-    j->rw_joinable = 0;
     pthread_mutex_unlock(&j->lock);
-    if (joinable)                       /* the last one, ended by now */
-        pthread_join(j->rw_thread, NULL);
 
-    /* No append can come between the walk and RUNNING: appends need the
-     * store lock, which the caller holds. */
+    /* What needs the store lock, and nothing else: the walk, O(n), and
+     * its one allocation. No append can come between the walk and
+     * RUNNING: appends need the store lock, which the caller holds. */
     uint64_t t0 = time_now_ns();
     size_t people = store_count_locked(j->store);
     struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
-    if (!w.p)
-        return -ENOMEM;
-    store_foreach_locked(j->store, snap_one, &w);
+    if (w.p)
+        store_foreach_locked(j->store, snap_one, &w);
 
     pthread_mutex_lock(&j->lock);
-    j->rw_snap = w.p;
-    j->rw_snap_len = w.len;
-    j->rw_snap_ns = time_now_ns() - t0;
-    j->rw_snap_people = people;
-    j->rw_state = JRW_RUNNING;
-    j->rw_nomem = j->rw_abort = 0;
-    j->live_bytes = w.len;
-    *gen = ++j->rw_started;
-    int rc = pthread_create(&j->rw_thread, NULL, compact_main, j);
-    if (rc) {
-        j->rw_snap = NULL;
-        free(w.p);
-        journal_compact_finish_locked(j, rc, "cannot start a thread");
-    } else {
-        j->rw_joinable = 1;
+    if (!w.p) {
+        /* Like a failure: the automatic rewrite waits for more growth. */
+        j->compact_next = j->accepted_end + j->compact_min;
+        pthread_mutex_unlock(&j->lock);
+        return -ENOMEM;
     }
+    assert(j->compact_state == JCOMPACT_IDLE);  /* starts need the store */
+    j->compact_snap = w.p;                   /* the compactor's from now on */
+    j->compact_snap_len = w.len;
+    j->compact_snap_ns = time_now_ns() - t0;
+    j->compact_snap_people = people;
+    j->compact_state = JCOMPACT_RUNNING;
+    j->compact_nomem = j->compact_abort = 0;
+    j->live_bytes = w.len;
+    *gen = ++j->compact_started;
+    pthread_cond_signal(&j->compact_work);
     pthread_mutex_unlock(&j->lock);
-    return rc ? -rc : 0;
+    return 0;
 }
 
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
                          size_t len)
 {
     pthread_mutex_lock(&j->lock);
-    while (j->rw_done < gen)
+    while (j->compact_done < gen)
         pthread_cond_wait(&j->progress, &j->lock);
-    int rc = -j->rw_error;
-    snprintf(why, len, "%s", j->rw_why);
+    int rc = -j->compact_error;
+    snprintf(why, len, "%s", j->compact_why);
     pthread_mutex_unlock(&j->lock);
     return rc;
 }
@@ -160,9 +153,10 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
     else
         j->live_bytes -= live < j->live_bytes ? live : j->live_bytes;
 
-    if (j->rw_state == JRW_RUNNING || j->rw_state == JRW_READY) {
-        struct jgrow *g = &j->rw_buf;
-        if (g->len + n > g->cap && !j->rw_nomem) {
+    if (j->compact_state == JCOMPACT_RUNNING ||
+        j->compact_state == JCOMPACT_READY) {
+        struct jgrow *g = &j->compact_buf;
+        if (g->len + n > g->cap && !j->compact_nomem) {
             size_t cap = g->cap ? g->cap * 2 : JOURNAL_BUF;
             while (cap < g->len + n)
                 cap *= 2;
@@ -171,40 +165,50 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
                 g->data = p;
                 g->cap = cap;
             } else {
-                j->rw_nomem = 1;        /* the compaction fails, cleanly */
+                j->compact_nomem = 1;   /* the compaction fails, cleanly */
             }
         }
-        if (!j->rw_nomem) {
+        if (!j->compact_nomem) {
             memcpy(g->data + g->len, rec, n);
             g->len += n;
         }
-    } else if (j->rw_state == JRW_IDLE && j->compact_min && !j->broken &&
+    } else if (j->compact_state == JCOMPACT_IDLE && j->compact_min &&
+               !j->broken &&
                j->accepted_end >= j->compact_next &&
                j->accepted_end > 2 * (j->live_bytes + JREC_HEADER_LEN)) {
         j->compact_due = 1;
     }
 }
 
-/* ---- 2. the thread: the new file, the old journal untouched ------------ */
+/* ---- 2. the compactor: the new file, the old journal untouched -------- */
 
-static int write_snapshot(struct journal *j, int fd, uint64_t *end)
+/* A snapshot handed to the compactor (journal_compact_start_locked). */
+struct snapshot {
+    unsigned char *p;           /* its records, the compactor's to free */
+    size_t len;
+    size_t people;
+    uint64_t ns;                /* how long it held the store lock */
+    uint64_t gen;               /* the compaction it is for */
+};
+
+static int write_snapshot(const struct snapshot *sn, int fd, uint64_t *end)
 {
     unsigned char h[JREC_HEADER_LEN];
-    size_t half = j->rw_snap_len / 2;
+    size_t half = sn->len / 2;
     int err;
 
     jrec_header_write(h);
     if ((err = journal_pwrite_all(fd, h, sizeof(h), 0)))
         return err;
-    if ((err = journal_pwrite_all(fd, j->rw_snap, half, sizeof(h))))
+    if ((err = journal_pwrite_all(fd, sn->p, half, sizeof(h))))
         return err;
-    journal_crash_point(j, JCRASH_SNAPSHOT);
-    if ((err = journal_pwrite_all(fd, j->rw_snap + half,
-                                  j->rw_snap_len - half, sizeof(h) + half)))
+    journal_seam_crash(JCRASH_SNAPSHOT);
+    if ((err = journal_pwrite_all(fd, sn->p + half, sn->len - half,
+                                  sizeof(h) + half)))
         return err;
     if (fdatasync(fd))
         return errno;
-    *end = sizeof(h) + j->rw_snap_len;
+    *end = sizeof(h) + sn->len;
     return 0;
 }
 
@@ -213,12 +217,13 @@ static int catch_up(struct journal *j, int fd, uint64_t *end)
 {
     for (int round = 0; round < CATCHUP_ROUNDS; round++) {
         pthread_mutex_lock(&j->lock);
-        if (j->rw_buf.len < CATCHUP_ENOUGH || j->rw_abort || j->rw_nomem) {
+        if (j->compact_buf.len < CATCHUP_ENOUGH || j->compact_abort ||
+            j->compact_nomem) {
             pthread_mutex_unlock(&j->lock);
             return 0;
         }
-        struct jgrow g = j->rw_buf;
-        memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+        struct jgrow g = j->compact_buf;
+        memset(&j->compact_buf, 0, sizeof(j->compact_buf));
         pthread_mutex_unlock(&j->lock);
         int err = journal_pwrite_all(fd, g.data, g.len, (off_t)*end);
         free(g.data);
@@ -229,86 +234,120 @@ static int catch_up(struct journal *j, int fd, uint64_t *end)
     return 0;
 }
 
-/* The thread's failure: the old journal stays, the new file goes. */
+/* The compactor's failure: the old journal stays, the new file goes. */
 static void compact_failed(struct journal *j, int fd, int err,
                            const char *what)
 {
     if (fd >= 0)
         close(fd);
-    unlink(j->rw_path);
+    unlink(j->compact_path);
     pthread_mutex_lock(&j->lock);
     journal_compact_finish_locked(j, err, what);
     pthread_mutex_unlock(&j->lock);
-    log_msg(err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
-            "journal %s: compaction abandoned (%s: %s); the journal is "
-            "unchanged", j->path, what, strerror(err));
+    JOURNAL_LOG(j, err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
+                "journal %s: compaction abandoned (%s: %s); the journal is "
+                "unchanged", j->path, what, strerror(err));
 }
 
-static void *compact_main(void *arg)
+/* One compaction, from the snapshot to the flusher's switch; no lock held
+ * on entry or return. Frees the snapshot. */
+static void compact_one(struct journal *j, struct snapshot *sn)
 {
-    struct journal *j = arg;
     uint64_t t0 = time_now_ns(), end = 0;
     const char *what = "cannot write the new file";
-    int err = 0;
-    size_t snap = j->rw_snap_len + JREC_HEADER_LEN;
-    size_t people = j->rw_snap_people;  /* set before this thread began */
-    uint64_t snap_ms = j->rw_snap_ns / TIME_NS_PER_MS;
+    int err = 0, fd = -1;
+    size_t snap = sn->len + JREC_HEADER_LEN;
 
     pthread_mutex_lock(&j->lock);
     uint64_t before = j->written_end;   /* what the old one had reached */
+    int stopping = j->compact_abort;         /* journal_close came first */
     pthread_mutex_unlock(&j->lock);
 
-    int fd = open(j->rw_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) {
+    if (stopping) {
+        err = ECANCELED;
+        what = "the server is stopping";
+    } else if ((fd = open(j->compact_path,
+                          O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
         err = errno;
         what = "cannot create the new file";
     } else {
-        err = write_snapshot(j, fd, &end);
+        err = write_snapshot(sn, fd, &end);
     }
-    free(j->rw_snap);           /* the thread's alone since the start */
-    j->rw_snap = NULL;
+    free(sn->p);
+    sn->p = NULL;
     if (!err)
         err = catch_up(j, fd, &end);
 
     pthread_mutex_lock(&j->lock);
-    if (!err && j->rw_nomem) {
+    if (!err && j->compact_nomem) {
         err = ENOMEM;
         what = "the rewrite buffer cannot grow";
     }
-    if (!err && j->rw_abort) {
+    if (!err && j->compact_abort) {
         err = ECANCELED;
         what = "the server is stopping";
     }
     if (err) {
         pthread_mutex_unlock(&j->lock);
         compact_failed(j, fd, err, what);
-        return NULL;
+        return;
     }
-    j->rw_fd = fd;
-    j->rw_end = end;
-    j->rw_state = JRW_READY;            /* 3. the flusher's turn */
+    j->compact_fd = fd;
+    j->compact_end = end;
+    j->compact_state = JCOMPACT_READY;            /* 3. the flusher's turn */
     pthread_cond_signal(&j->work);
-    while (j->rw_state != JRW_IDLE)
+    /* Its end, by generation: once IDLE, the next compaction may start
+     * (RUNNING again) before this thread sees the IDLE. */
+    while (j->compact_done < sn->gen)
         pthread_cond_wait(&j->progress, &j->lock);
-    err = j->rw_error;
+    err = j->compact_error;                  /* the next cannot end before
+                                           this thread runs it */
     uint64_t after = j->written_end;
-    char why[sizeof(j->rw_why)];
-    snprintf(why, sizeof(why), "%s", j->rw_why);
+    char why[sizeof(j->compact_why)];
+    snprintf(why, sizeof(why), "%s", j->compact_why);
     pthread_mutex_unlock(&j->lock);
 
     if (err) {
-        log_msg(LOG_LEVEL_WARN, "journal %s: compaction failed: %s", j->path,
-                why);
-        return NULL;
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: compaction failed: %s",
+                    j->path, why);
+        return;
     }
-    journal_crash_point(j, JCRASH_SWITCHED);
-    log_msg(LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of %zu "
-            "people took %llu ms under the store lock, the rewrite %llu ms "
-            "more; %llu bytes when it began, %llu now (a snapshot of %zu, "
-            "then the records since)", j->path, people,
-            (unsigned long long)snap_ms,
-            (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
-            (unsigned long long)before, (unsigned long long)after, snap);
+    journal_seam_crash(JCRASH_SWITCHED);
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: compacted: the snapshot of "
+                "%zu people took %llu ms under the store lock, the rewrite "
+                "%llu ms more; %llu bytes when it began, %llu now (a snapshot "
+                "of %zu, then the records since)", j->path, sn->people,
+                (unsigned long long)(sn->ns / TIME_NS_PER_MS),
+                (unsigned long long)((time_now_ns() - t0) / TIME_NS_PER_MS),
+                (unsigned long long)before, (unsigned long long)after, snap);
+}
+
+/* The compactor thread, from journal_open to journal_close: no thread is
+ * created or joined per compaction, so that starting one under the store
+ * lock costs only the snapshot. */
+void *journal_compactor_main(void *arg)
+{
+    struct journal *j = arg;
+    uint64_t ran = 0;                   /* the last compaction it ran */
+
+    pthread_mutex_lock(&j->lock);
+    for (;;) {
+        while (j->compact_started == ran && !j->compactor_stop)
+            pthread_cond_wait(&j->compact_work, &j->lock);
+        if (j->compact_started == ran)
+            break;                      /* stopping, and nothing handed */
+        struct snapshot sn = {
+            .p = j->compact_snap, .len = j->compact_snap_len,
+            .people = j->compact_snap_people, .ns = j->compact_snap_ns,
+            .gen = j->compact_started,
+        };
+        ran = sn.gen;
+        j->compact_snap = NULL;
+        pthread_mutex_unlock(&j->lock);
+        compact_one(j, &sn);
+        pthread_mutex_lock(&j->lock);
+    }
+    pthread_mutex_unlock(&j->lock);
     return NULL;
 }
 
@@ -317,13 +356,13 @@ static void *compact_main(void *arg)
 void journal_switch_take_locked(struct journal *j, struct jswitch *sw)
 {
     memset(sw, 0, sizeof(*sw));
-    sw->rem = j->rw_buf;
-    memset(&j->rw_buf, 0, sizeof(j->rw_buf));
+    sw->rem = j->compact_buf;
+    memset(&j->compact_buf, 0, sizeof(j->compact_buf));
     sw->hi = j->appended_seq;
-    sw->fd = j->rw_fd;
-    sw->off = j->rw_end;
+    sw->fd = j->compact_fd;
+    sw->off = j->compact_end;
     sw->reserved_end = j->reserved_end;
-    j->rw_state = JRW_SWITCHING;
+    j->compact_state = JCOMPACT_SWITCHING;
     j->reserved_end = j->accepted_end;  /* appends wait for the switch */
 }
 
@@ -352,19 +391,19 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     }
     free(sw->rem.data);
     if (!sw->err) {
-        journal_crash_point(j, JCRASH_WRITTEN);
-        if (rename(j->rw_path, j->path)) {
+        journal_seam_crash(JCRASH_WRITTEN);
+        if (rename(j->compact_path, j->path)) {
             sw->err = errno;
             sw->what = "cannot rename the new file into place";
         }
     }
     if (sw->err) {                      /* the old journal stays */
         close(sw->fd);
-        unlink(j->rw_path);
+        unlink(j->compact_path);
         return;
     }
     sw->renamed = 1;
-    journal_crash_point(j, JCRASH_RENAMED);
+    journal_seam_crash(JCRASH_RENAMED);
     close(j->fd);
     j->fd = sw->fd;                     /* only the round under way uses it */
     if ((sw->err = sync_dir(j->path)))

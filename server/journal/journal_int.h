@@ -9,11 +9,13 @@
 #ifndef SSN_JOURNAL_INT_H
 #define SSN_JOURNAL_INT_H
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "hist.h"
 #include "journal.h"
+#include "log.h"
 #include "timeutil.h"
 
 #define JOURNAL_BUF     (256 * 1024)    /* each of the two buffers */
@@ -23,14 +25,15 @@
                                            default least size */
 #define JOURNAL_COMPACT_SUFFIX ".compact" /* the new file while it is built */
 
-/* A session in journal_wait with JOURNAL_WAKE_SIGNAL: on its stack, on
- * j->sleepers (guarded by j->lock) until the end of a round unlinks and
- * signals it. */
-struct jwaiter {
+/* A thread asleep in journal_wait with JOURNAL_WAKE_SIGNAL (a session's
+ * blocking wait; not journal.h's struct journal_waiter, an event loop's
+ * queued connection): on its stack, on j->sleepers (guarded by j->lock)
+ * until the end of a round unlinks and signals it. */
+struct journal_sleeper {
     uint64_t seq;               /* the record it waits for */
     pthread_cond_t cond;        /* its own; the mutex is j->lock */
     int linked;                 /* still on j->sleepers */
-    struct jwaiter *next;
+    struct journal_sleeper *next;
 };
 
 struct jbuf {
@@ -46,29 +49,15 @@ struct jgrow {
 };
 
 /* A compaction's steps (journal_compact.c). RUNNING: the snapshot is
- * being written to the new file, appends are copied into rw_buf too.
- * READY: the new file is whole up to rw_end; the flusher takes rw_buf
- * for the last time, writes it, syncs, renames (SWITCHING), and sets IDLE
- * again, on success with the new file as the journal. */
-enum jrw_state { JRW_IDLE, JRW_RUNNING, JRW_READY, JRW_SWITCHING };
-
-/* Where a test makes a compaction crash (SSN_TEST_COMPACT_CRASH). */
-enum jcrash {
-    JCRASH_NONE,
-    JCRASH_SNAPSHOT,            /* half the snapshot written */
-    JCRASH_WRITTEN,             /* the new file whole and synced */
-    JCRASH_RENAMED,             /* renamed, the directory not synced */
-    JCRASH_SWITCHED,            /* the new file is the journal */
-};
-
-/* A test seam (SSN_TEST_JOURNAL_FAIL, journal_open.c): which I/O of the
- * rounds fails with EIO, from its fail_at-th on; or, SLOW, every sync of
- * a round's records that takes fail_at ms more (and succeeds). */
-enum jfail {
-    JFAIL_NONE,
-    JFAIL_WRITE,                /* the pwrite of a round's records */
-    JFAIL_SYNC,                 /* the sync of a round's records */
-    JFAIL_SLOW,                 /* the sync, fail_at ms late */
+ * being written to the new file, appends are copied into compact_buf
+ * too. READY: the new file is whole up to compact_end; the flusher takes
+ * compact_buf for the last time, writes it, syncs, renames (SWITCHING),
+ * and sets IDLE again, on success with the new file as the journal. */
+enum jcompact_state {
+    JCOMPACT_IDLE,
+    JCOMPACT_RUNNING,
+    JCOMPACT_READY,
+    JCOMPACT_SWITCHING,
 };
 
 struct journal {
@@ -77,14 +66,12 @@ struct journal {
     enum journal_fsync fsync;
     struct store *store;
     pthread_t flusher;
-    enum jfail fail_op;         /* set at open, then only read */
-    uint64_t fail_at;
-    uint64_t fail_seen;         /* fail_op's calls so far: counted with no
-                                   lock, by the one round under way
-                                   (j->flushing), like the I/O itself */
+    pthread_t compactor;        /* journal_compact.c's thread: from
+                                   journal_open to journal_close */
 
     pthread_mutex_t lock;       /* guards everything below */
     pthread_cond_t work;        /* wakes the flusher */
+    pthread_cond_t compact_work;    /* wakes the compactor */
     pthread_cond_t progress;    /* broadcast: durable, room or space moved */
     struct jbuf buf[2];
     int active;                 /* the buffer appends go into */
@@ -101,12 +88,14 @@ struct journal {
     int want_reserve;           /* an appender waits for space */
     int broken;                 /* errno of a failed write or sync */
     char broken_why[128];
+    int broken_logged;          /* the flusher has logged it (whoever
+                                   failed may hold the store lock) */
     int stopping;
     int flushing;               /* a round (take, write, sync, publish) is
                                    under way, by the flusher or a session
                                    leading it in journal_wait */
     enum journal_wake wake;     /* how journal_wait sleeps */
-    struct jwaiter *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
+    struct journal_sleeper *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
     uint64_t published_ns;      /* when the last round ended */
     struct journal_waiter *waiters; /* journal_wait_async's, unordered */
 
@@ -115,28 +104,30 @@ struct journal {
     struct hist wake_ns;        /* published_ns -> a waiter running */
 
     /* Compaction (journal_compact.c), also guarded by j->lock. */
-    enum jrw_state rw_state;
-    struct jgrow rw_buf;        /* appended since the snapshot */
-    int rw_nomem;               /* rw_buf could not grow: give up */
-    int rw_abort;               /* journal_close: stop, keep the old file */
-    unsigned char *rw_snap;     /* the snapshot's records, for the thread */
-    size_t rw_snap_len;
-    size_t rw_snap_people;      /* how many people it holds */
-    uint64_t rw_snap_ns;        /* how long it held the store lock */
-    char *rw_path;              /* path + ".compact" */
-    int rw_fd;                  /* the new file while it is built */
-    uint64_t rw_end;            /* its length so far */
-    uint64_t rw_started, rw_done;   /* compactions begun and finished */
-    int rw_error;               /* the last finished one's errno, or 0 */
-    char rw_why[128];
-    pthread_t rw_thread;
-    int rw_joinable;
+    enum jcompact_state compact_state;
+    struct jgrow compact_buf;   /* the rewrite buffer: appended since the
+                                   snapshot */
+    int compact_nomem;          /* compact_buf could not grow: give up */
+    int compact_abort;          /* journal_close: stop, keep the old file */
+    unsigned char *compact_snap;    /* the snapshot's records, handed to
+                                       the compactor */
+    size_t compact_snap_len;
+    size_t compact_snap_people; /* how many people it holds */
+    uint64_t compact_snap_ns;   /* how long it held the store lock */
+    char *compact_path;         /* path + ".compact" */
+    int compact_fd;             /* the new file while it is built */
+    uint64_t compact_end;       /* its length so far */
+    uint64_t compact_started;   /* compactions begun ... */
+    uint64_t compact_done;      /* ... and ended, either way */
+    int compact_error;          /* the last ended one's errno, or 0 */
+    char compact_why[128];
+    int compactor_stop;         /* journal_close: the compactor returns */
     uint64_t live_bytes;        /* what the live set's ADD records take */
     uint64_t compact_min;       /* auto: never below this size (0 never) */
     uint64_t compact_next;      /* auto: not before the file reaches it */
-    int compact_due;            /* auto: an append found it is time */
+    int compact_due;            /* auto: an append found it is time; the
+                                   next append tells its caller */
     uint64_t compactions;       /* finished with the new file in place */
-    enum jcrash crash_at;
 };
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
@@ -149,13 +140,14 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
 int journal_reserve_chunk(int fd, uint64_t from);
 
 /* Publishes a round's progress: broadcasts j->progress and signals each
- * JOURNAL_WAKE_SIGNAL waiter whose record is now durable (every one when
- * the journal is broken), and one more that is not, to lead the next
+ * sleeper (JOURNAL_WAKE_SIGNAL) whose record is now durable (every one
+ * when the journal is broken), and one more that is not, to lead the next
  * round; j->lock held. */
 void journal_wake_locked(struct journal *j);
 
 /* The flusher's part of a compaction (journal_compact.c). take: j->lock
- * held, rw_state READY: takes rw_buf and blocks appends (SWITCHING).
+ * held, compact_state READY: takes compact_buf and blocks appends
+ * (SWITCHING).
  * io: no lock held: completes the new file and puts it in place, or on
  * failure leaves the old one as the journal. publish: j->lock held. */
 struct jswitch {
@@ -194,11 +186,6 @@ void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync);
 void journal_round_publish_locked(struct journal *j, struct flush_round *f);
 
-/* After publish: logs, once, that a failed write or sync of the round
- * made the journal read-only. j->lock held, let go while logging. */
-void journal_round_log_failure_locked(struct journal *j,
-                                      const struct flush_round *f);
-
 /* Wakes the event loops' connections whose records are now durable, or
  * never will be; j->lock held (journal_wait.c). */
 void journal_notify_waiters_locked(struct journal *j);
@@ -211,17 +198,29 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
 /* The live set's size from the store (after replay); store lock held. */
 uint64_t journal_live_bytes_locked(struct store *st);
 
-/* A compaction's end as the flusher or the thread sees it: rw_state back
+/* A compaction's end as the flusher or the thread sees it: compact_state back
  * to IDLE, the outcome recorded, waiters woken; j->lock held. */
 void journal_compact_finish_locked(struct journal *j, int err,
                                    const char *what);
 
-/* A test's crash point: SIGKILL when it is the chosen one. */
-void journal_crash_point(const struct journal *j, enum jcrash at);
-
 /* A write or sync failed: the journal is read-only for good, with why;
- * j->lock held. */
+ * j->lock held. The flusher logs it (journal.c's log_broken_locked): the
+ * round that failed may be a coarse session's, under the store lock. */
 void journal_set_broken_locked(struct journal *j, const char *what, int err);
+
+/* The compactor thread's body (journal_compact.c); arg is the struct
+ * journal, its lock and conditions initialised. Sleeps on compact_work
+ * until journal_compact_start_locked hands it a snapshot, writes the new
+ * file, and sleeps again; returns once compactor_stop is set. */
+void *journal_compactor_main(void *arg);
+
+/* The journal's logging: never while the store lock is held (a line is
+ * cheap, but the rule is kept where it can be checked). Every log_msg of
+ * server/journal/ but the test seams' goes through it. */
+#define JOURNAL_LOG(j, level, ...) do {                                 \
+        assert(!store_lock_owned((j)->store));                          \
+        log_msg((level), __VA_ARGS__);                                  \
+    } while (0)
 
 /* The flusher thread's body; arg is the struct journal, its lock and
  * conditions initialised. Returns when j->stopping is set and the active

@@ -1,9 +1,10 @@
 /* journal_open.c -- opening the journal, replaying it into the store and
  * recovering from a torn or damaged tail, then starting the flusher
- * (journal.c); and closing it. The test seams (SSN_TEST_COMPACT_CRASH,
- * SSN_TEST_JOURNAL_FAIL) are read here, once, at open. The state is
- * journal_int.h's struct journal; nothing here runs while the flusher does
- * but journal_close, which stops it under j->lock before touching the file.
+ * (journal.c) and the compactor (journal_compact.c); and closing it. The
+ * test build's seams (journal_seams.h) are armed here, once, at open. The
+ * state is journal_int.h's struct journal; nothing here runs while the
+ * flusher does but journal_close, which stops the compactor, then the
+ * flusher, under j->lock before touching the file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
+#include "journal_seams.h"
 #include "log.h"
 
 /* jrec_scan's callback: applies one record, not journaled again (the
@@ -104,92 +106,29 @@ static long long replay(struct journal *j, const unsigned char *img,
                      "contents", r.records, r.bad_offset);
             return -1;
         }
-        log_msg(LOG_LEVEL_WARN, "journal %s: damaged record at byte %zu; "
-                "--journal-truncate: %zu bytes from there on dropped",
-                j->path, r.bad_offset, len - r.bad_offset);
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: damaged record at byte "
+                    "%zu; --journal-truncate: %zu bytes from there on "
+                    "dropped", j->path, r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_TORN:
         if (r.zero_tail) {      /* the space reserved ahead: nothing lost */
-            log_msg(LOG_LEVEL_DEBUG, "journal %s: %zu bytes of space "
-                    "reserved ahead (zeros) after the last record cut",
-                    j->path, len - r.good_end);
+            JOURNAL_LOG(j, LOG_LEVEL_DEBUG, "journal %s: %zu bytes of "
+                        "space reserved ahead (zeros) after the last record "
+                        "cut", j->path, len - r.good_end);
             break;
         }
-        log_msg(LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu (%zu "
-                "bytes of an unfinished last record) cut", j->path,
-                r.bad_offset, len - r.bad_offset);
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu "
+                    "(%zu bytes of an unfinished last record) cut", j->path,
+                    r.bad_offset, len - r.bad_offset);
         break;
     case JSCAN_CLEAN:
         break;
     }
-    log_msg(LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu ADD, "
-            "%zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
-            r.records, r.adds, r.deletes, people, r.good_end,
-            journal_fsync_name(j->fsync));
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu "
+                "ADD, %zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
+                r.records, r.adds, r.deletes, people, r.good_end,
+                journal_fsync_name(j->fsync));
     return (long long)r.good_end;
-}
-
-/* SSN_TEST_COMPACT_CRASH: where a test makes a compaction crash. */
-static enum jcrash crash_point_from_env(void)
-{
-    static const char *const names[] = {
-        [JCRASH_SNAPSHOT] = "snapshot", [JCRASH_WRITTEN] = "written",
-        [JCRASH_RENAMED] = "renamed", [JCRASH_SWITCHED] = "switched",
-    };
-    const char *v = getenv("SSN_TEST_COMPACT_CRASH");
-
-    for (int i = JCRASH_SNAPSHOT; v && i <= JCRASH_SWITCHED; i++)
-        if (strcmp(v, names[i]) == 0)
-            return (enum jcrash)i;
-    return JCRASH_NONE;
-}
-
-/* SSN_TEST_JOURNAL_FAIL, a test seam for tests/test-journal-faults.sh:
- * "sync:N" or "write:N" (N decimal, from 1, no sign or leading zero) makes
- * the N-th sync (or write) of a round's records fail with EIO, as a
- * failing disk would, and every one after it (journal.c's fail_now; the
- * journal, read-only by then, does no more). A sync that fails this way
- * follows a real write, so its records still reach the file; a write that
- * fails writes nothing. "slow:N" makes every sync of records take N ms
- * longer, and succeed: replies held that long (test-journal-events.sh).
- * Anything else is logged and ignored, so that a typo is not taken for a
- * test that passed. */
-static void fail_point_from_env(struct journal *j)
-{
-    static const char *const ops[] = {
-        [JFAIL_WRITE] = "write", [JFAIL_SYNC] = "sync", [JFAIL_SLOW] = "slow",
-    };
-    const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
-
-    if (!v)
-        return;
-    for (int op = JFAIL_WRITE; op <= JFAIL_SLOW; op++) {
-        size_t n = strlen(ops[op]);
-        if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
-            continue;
-        const char *d = v + n + 1;
-        char *end;
-        if (*d < '1' || *d > '9')
-            break;
-        errno = 0;
-        unsigned long long at = strtoull(d, &end, 10);
-        if (errno || *end || (op == JFAIL_SLOW && at > 60000))
-            break;
-        j->fail_op = (enum jfail)op;
-        j->fail_at = at;
-        if (op == JFAIL_SLOW)
-            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: every sync of records takes %llu ms longer",
-                    j->path, v, at);
-        else
-            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: the %ss of records fail with EIO from number "
-                    "%llu on", j->path, v, ops[op], at);
-        return;
-    }
-    log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
-            "ignored: the test seam takes sync:N, write:N or slow:N, N from "
-            "1", j->path, v);
 }
 
 /* Opens (or creates) path as j's file and reads it whole into *img (the
@@ -222,7 +161,7 @@ static int open_image(struct journal *j, const char *path,
         }
         memcpy(*img, h, sizeof(h));
         *len = sizeof(h);
-        log_msg(LOG_LEVEL_INFO, "journal %s: new", path);
+        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: new", path);
     }
     return 0;
 }
@@ -238,17 +177,30 @@ static void reserve_first(struct journal *j, const char *path, long long end)
     rc = journal_reserve_chunk(j->fd, j->reserved_end);
     if (rc) {
         j->reserve_error = rc;
-        log_msg(LOG_LEVEL_WARN, "journal %s: cannot reserve space: %s; "
-                "writes are refused until there is room", path, strerror(rc));
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: cannot reserve space: "
+                    "%s; writes are refused until there is room", path,
+                    strerror(rc));
     } else {
         j->reserved_end += JOURNAL_CHUNK;
     }
 }
 
-/* The two buffers, j->lock and its conditions, and the flusher thread.
- * Returns 0, or -1 after writing why into err (the buffers, if any, are
- * left for the caller to free). */
-static int start_flusher(struct journal *j, char *err, size_t errlen)
+/* Tells the compactor to return, and waits until it has; no compaction
+ * may be under way (stop_compaction). */
+static void stop_compactor(struct journal *j)
+{
+    pthread_mutex_lock(&j->lock);
+    j->compactor_stop = 1;
+    pthread_cond_signal(&j->compact_work);
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(j->compactor, NULL);
+}
+
+/* The two buffers, j->lock and its conditions, the compactor thread
+ * (asleep until a compaction) and the flusher thread. Returns 0, or -1
+ * after writing why into err (the buffers, if any, are left for the
+ * caller to free). */
+static int start_threads(struct journal *j, char *err, size_t errlen)
 {
     int rc;
 
@@ -263,17 +215,28 @@ static int start_flusher(struct journal *j, char *err, size_t errlen)
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->work, &ca);
     pthread_cond_init(&j->progress, NULL);
+    pthread_cond_init(&j->compact_work, NULL);
     pthread_condattr_destroy(&ca);
+    rc = pthread_create(&j->compactor, NULL, journal_compactor_main, j);
+    if (rc) {
+        snprintf(err, errlen, "cannot start the journal's compaction "
+                 "thread: %s", strerror(rc));
+        goto err;
+    }
     rc = pthread_create(&j->flusher, NULL, journal_flusher_main, j);
     if (rc) {
         snprintf(err, errlen, "cannot start the journal thread: %s",
                  strerror(rc));
-        pthread_cond_destroy(&j->work);
-        pthread_cond_destroy(&j->progress);
-        pthread_mutex_destroy(&j->lock);
-        return -1;
+        stop_compactor(j);
+        goto err;
     }
     return 0;
+err:
+    pthread_cond_destroy(&j->work);
+    pthread_cond_destroy(&j->progress);
+    pthread_cond_destroy(&j->compact_work);
+    pthread_mutex_destroy(&j->lock);
+    return -1;
 }
 
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
@@ -293,15 +256,15 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
-    j->crash_at = crash_point_from_env();
-    fail_point_from_env(j);
+    journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
-    if (!(j->rw_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX)))) {
+    j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
+    if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
-    strcpy(stpcpy(j->rw_path, path), JOURNAL_COMPACT_SUFFIX);
+    strcpy(stpcpy(j->compact_path, path), JOURNAL_COMPACT_SUFFIX);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -314,12 +277,12 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                  strerror(errno));
         goto err;
     }
-    if (unlink(j->rw_path) == 0)
-        log_msg(LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
-                "compaction that did not finish; the journal itself is "
-                "whole", path, j->rw_path);
+    if (unlink(j->compact_path) == 0)
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                    "compaction that did not finish; the journal itself is "
+                    "whole", path, j->compact_path);
     reserve_first(j, path, end);
-    if (start_flusher(j, err, errlen) < 0)
+    if (start_threads(j, err, errlen) < 0)
         goto err;
     st->journal = j;
     return j;
@@ -330,7 +293,7 @@ err:
             close(j->fd);
         free(j->buf[0].data);
         free(j->buf[1].data);
-        free(j->rw_path);
+        free(j->compact_path);
         free(j->path);
         free(j);
     }
@@ -345,18 +308,17 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes)
 }
 
 /* A compaction under way is abandoned (before its switch) or finished
- * (after); either way the journal is whole. The flusher still runs. */
+ * (after); either way the journal is whole. The flusher still runs: the
+ * switch is its. Then the compactor returns. No session may start
+ * another meanwhile (journal_close's rule). */
 static void stop_compaction(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
-    j->rw_abort = 1;
-    while (j->rw_state != JRW_IDLE)
+    j->compact_abort = 1;
+    while (j->compact_state != JCOMPACT_IDLE)
         pthread_cond_wait(&j->progress, &j->lock);
-    int joinable = j->rw_joinable;
-    j->rw_joinable = 0;
     pthread_mutex_unlock(&j->lock);
-    if (joinable)
-        pthread_join(j->rw_thread, NULL);
+    stop_compactor(j);
 }
 
 void journal_close(struct journal *j)
@@ -374,16 +336,17 @@ void journal_close(struct journal *j)
         fdatasync(j->fd);
     close(j->fd);
     j->store->journal = NULL;
-    log_msg(LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s", j->path,
-            (unsigned long long)j->written_end,
-            j->broken ? " (read-only after a failure)" : "");
+    JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s",
+                j->path, (unsigned long long)j->written_end,
+                j->broken ? " (read-only after a failure)" : "");
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->progress);
+    pthread_cond_destroy(&j->compact_work);
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);
-    free(j->rw_buf.data);
-    free(j->rw_path);
+    free(j->compact_buf.data);
+    free(j->compact_path);
     free(j->path);
     free(j);
 }

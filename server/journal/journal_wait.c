@@ -50,15 +50,16 @@ void journal_notify_waiters_locked(struct journal *j)
 void journal_wake_locked(struct journal *j)
 {
     uint64_t durable = atomic_load(&j->durable_seq);
-    struct jwaiter *next = NULL;
+    struct journal_sleeper *next = NULL;
 
     j->published_ns = time_now_ns();
     /* The broadcast waiters, and appenders waiting for room or space;
      * without any, glibc returns without a system call. */
     pthread_cond_broadcast(&j->progress);
-    /* Signal waiters only: the first waiting for a record this round did
-     * not cover leads the next round, so it is woken first. */
-    for (struct jwaiter **pp = &j->sleepers; *pp && !j->broken;
+    /* Sleepers (JOURNAL_WAKE_SIGNAL) only: the first waiting for a record
+     * this round did not cover leads the next round, so it is woken
+     * first. */
+    for (struct journal_sleeper **pp = &j->sleepers; *pp && !j->broken;
          pp = &(*pp)->next)
         if ((*pp)->seq > durable) {
             next = *pp;
@@ -67,14 +68,14 @@ void journal_wake_locked(struct journal *j)
             pthread_cond_signal(&next->cond);
             break;
         }
-    for (struct jwaiter **pp = &j->sleepers; *pp; ) {
-        struct jwaiter *w = *pp;
-        if (w->seq <= durable || j->broken) {
-            *pp = w->next;
-            w->linked = 0;
-            pthread_cond_signal(&w->cond);
+    for (struct journal_sleeper **pp = &j->sleepers; *pp; ) {
+        struct journal_sleeper *sl = *pp;
+        if (sl->seq <= durable || j->broken) {
+            *pp = sl->next;
+            sl->linked = 0;
+            pthread_cond_signal(&sl->cond);
         } else {
-            pp = &w->next;
+            pp = &sl->next;
         }
     }
     /* Those left wait for records appended after this round took its
@@ -86,13 +87,15 @@ void journal_wake_locked(struct journal *j)
  * next round); j->lock held. */
 static void sleep_own_locked(struct journal *j, uint64_t seq)
 {
-    struct jwaiter w = { .seq = seq, .linked = 1, .next = j->sleepers };
+    struct journal_sleeper me = {
+        .seq = seq, .linked = 1, .next = j->sleepers,
+    };
 
-    pthread_cond_init(&w.cond, NULL);
-    j->sleepers = &w;
-    while (w.linked)
-        pthread_cond_wait(&w.cond, &j->lock);
-    pthread_cond_destroy(&w.cond);
+    pthread_cond_init(&me.cond, NULL);
+    j->sleepers = &me;
+    while (me.linked)
+        pthread_cond_wait(&me.cond, &j->lock);
+    pthread_cond_destroy(&me.cond);
 }
 
 /* One round led by a session in journal_wait, the flusher's steps with no
@@ -119,7 +122,9 @@ static void lead_round_locked(struct journal *j)
      * (journal_wait_async) appended after this round took its buffer. */
     if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
-    journal_round_log_failure_locked(j, &f);
+    /* A failure of this round is logged by the flusher, which
+     * journal_set_broken_locked woke: this session may hold the store
+     * lock (coarse). */
 }
 
 /* Group commit without a hand-off: a session whose record is not durable
@@ -136,7 +141,7 @@ int journal_wait(struct journal *j, uint64_t seq)
         return 0;
     pthread_mutex_lock(&j->lock);
     while (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        if (!j->flushing && j->rw_state != JRW_READY) {
+        if (!j->flushing && j->compact_state != JCOMPACT_READY) {
             lead_round_locked(j);
             continue;
         }

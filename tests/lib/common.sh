@@ -5,6 +5,8 @@
 #
 #   ok/not_ok/check/expect_*    one "ok - ..." or "not ok - ..." line each
 #   start_server MODE [ARGS]    $BIN/ssnserver-MODE -p 0; sets SRV_PID, SRV_PORT
+#   start_seams_server MODE [ARGS]  the same from $SEAMS_BIN, the test build
+#                               whose journal has the SSN_TEST_* seams
 #   stop_server PID [SIG]       signal, wait (bounded); sets STOP_RC
 #   srv_running/srv_signal/srv_wait_gone   from tests/lib/server.sh
 #   converse PORT REQ OUT       one connection: send file REQ, save replies
@@ -125,6 +127,29 @@ start_server() {
     not_ok "$mode: server starts and prints its port (first line: '$SRV_LINE')"
     sed 's/^/#   stderr: /' "$SRV_ERR" | head -n 5
     return 1
+}
+
+# The test build of the servers (the Makefile's $(BUILD)/seams/): the
+# journal's test seams (server/journal/journal_seams.h), armed by SSN_TEST_*
+# variables, are compiled into it and into no server of bin/. Beside bin/
+# it is build/seams/, beside bin/tsan/ build/tsan/seams/ (make tsan), and
+# so on; SEAMS_BIN set by the caller wins.
+if [[ -z ${SEAMS_BIN:-} ]]; then
+    case $BIN in
+    bin/*) SEAMS_BIN=build/${BIN#bin/}/seams ;;
+    *)     SEAMS_BIN=${BUILD:-build}/seams ;;
+    esac
+fi
+
+# start_seams_server MODE [ARGS...]: start_server with $SEAMS_BIN's
+# ssnserver-MODE, for a case that arms a seam (SSN_TEST_COMPACT_CRASH,
+# SSN_TEST_JOURNAL_FAIL in its environment).
+start_seams_server() {
+    if [[ ! -x $SEAMS_BIN/ssnserver-$1 ]]; then
+        not_ok "$1: the test build $SEAMS_BIN/ssnserver-$1 exists (make seams-servers)"
+        return 1
+    fi
+    BIN=$SEAMS_BIN start_server "$@"
 }
 
 # stop_server PID [SIGNAL]: sends SIGNAL (TERM), waits up to 3 s and reaps

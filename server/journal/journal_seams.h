@@ -1,0 +1,59 @@
+/* journal_seams.h -- the journal's test seams, SQLite's SQLITE_TEST model:
+ * a compaction killed at a chosen step (SSN_TEST_COMPACT_CRASH), a write
+ * or sync of a round's records that fails with EIO or is slow
+ * (SSN_TEST_JOURNAL_FAIL), for tests/test-journal-*.sh.
+ *
+ * They exist only in the test build of the servers, which the Makefile
+ * makes with -DSSN_TEST_SEAMS into $(BUILD)/seams/ssnserver-MODE (never
+ * bin/, never make install): there journal_seams.c reads the variables
+ * at open and the hooks below act. Without the macro, in every installed
+ * server and in the unit tests, each hook is an inline function that does
+ * nothing, journal_seams.c is not compiled, and no SSN_TEST_ string is in
+ * the binary (tests/test-seams.sh checks it). Only the .c files that
+ * include this header are compiled twice, so no other file may use it
+ * (nor include it from a header).
+ *
+ * The seams' state is process-wide, as the environment it comes from; a
+ * server opens one journal.
+ */
+#ifndef SSN_JOURNAL_SEAMS_H
+#define SSN_JOURNAL_SEAMS_H
+
+/* The steps of a compaction where SSN_TEST_COMPACT_CRASH=NAME kills the
+ * server (SIGKILL). */
+enum jcrash {
+    JCRASH_SNAPSHOT,            /* "snapshot": half the snapshot written */
+    JCRASH_WRITTEN,             /* "written": the new file whole, synced */
+    JCRASH_RENAMED,             /* "renamed": the directory not synced */
+    JCRASH_SWITCHED,            /* "switched": the new file is the journal */
+};
+
+/* The I/O of a round's records that SSN_TEST_JOURNAL_FAIL may fail. */
+enum jfail {
+    JFAIL_WRITE,                /* the pwrite of a round's records */
+    JFAIL_SYNC,                 /* their sync */
+};
+
+#ifdef SSN_TEST_SEAMS
+
+/* Reads the variables (journal_open, before any thread starts); logs,
+ * naming the journal at path, what it armed or why it ignored a value. */
+void journal_seams_init(const char *path);
+
+/* SIGKILL when at is the step SSN_TEST_COMPACT_CRASH chose. */
+void journal_seam_crash(enum jcrash at);
+
+/* Before a write or sync of a round's records (by the one round under
+ * way, no lock held): 1 when it is to fail with EIO instead of being
+ * done; a slow:N sync sleeps N ms here first, then is done. */
+int journal_seam_fail(enum jfail op);
+
+#else   /* the installed servers: no seam at all */
+
+static inline void journal_seams_init(const char *path) { (void)path; }
+static inline void journal_seam_crash(enum jcrash at) { (void)at; }
+static inline int journal_seam_fail(enum jfail op) { (void)op; return 0; }
+
+#endif
+
+#endif
