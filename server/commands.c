@@ -311,33 +311,50 @@ void cmd_auth(struct session *s, const char *secret, size_t len)
 
 /* COMPACT: the snapshot under the lock, then the wait for the new journal
  * outside it (in coarse mode the session holds the lock anyway; the
- * rewrite never needs it). */
-static void cmd_compact(struct session *s)
+ * rewrite never needs it). An event driver's session does not wait: the
+ * request waits (CMD_WAITS), and runs again once the compaction ended. */
+static int cmd_compact(struct session *s)
 {
     struct journal *j = s->store->journal;
     char why[128];
-    uint64_t gen = 0;
+    int rc;
 
     if (!j) {
         reply_puts(s, "Error: no journal (start the server with "
                    "--journal FILE)\n");
-        return;
+        return 0;
     }
-    if (cmd_store_enter(s, STORE_WRITE))
-        return;
-    int rc = journal_compact_start_locked(j, &gen);
-    cmd_store_leave(s, STORE_WRITE);
-
-    if (rc == -EROFS) {
-        journal_error(j, why, sizeof(why));
-        reply_printf(s, "Error: read-only: %s\n", why);
-    } else if (rc) {
-        reply_printf(s, "Error: compaction failed: %s\n", strerror(-rc));
-    } else if (journal_compact_wait(j, gen, why, sizeof(why))) {
-        reply_printf(s, "Error: compaction failed: %s\n", why);
+    if (!s->compact_gen) {              /* not yet started for this one */
+        if (cmd_store_enter(s, STORE_WRITE))
+            return 0;
+        rc = journal_compact_start_locked(j, &s->compact_gen);
+        cmd_store_leave(s, STORE_WRITE);
+        if (rc == -EROFS) {
+            journal_error(j, why, sizeof(why));
+            reply_printf(s, "Error: read-only: %s\n", why);
+        } else if (rc) {
+            reply_printf(s, "Error: compaction failed: %s\n", strerror(-rc));
+        }
+        if (rc) {
+            s->compact_gen = 0;
+            return 0;
+        }
+    }
+    /* The outcome: an event driver's session never waits for it here
+     * (the driver is woken when it is known, and runs COMPACT again). */
+    if (s->io.never_waits) {
+        rc = journal_compact_result(j, s->compact_gen, why, sizeof(why));
+        if (rc == -EINPROGRESS)
+            return CMD_WAITS;
     } else {
-        reply_ok(s);
+        rc = journal_compact_wait(j, s->compact_gen, why, sizeof(why));
     }
+    s->compact_gen = 0;
+    if (rc)
+        reply_printf(s, "Error: compaction failed: %s\n", why);
+    else
+        reply_ok(s);
+    return 0;
 }
 
 static void cmd_quit(struct session *s)
@@ -378,7 +395,7 @@ int cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_STATS_RESET: cmd_stats_reset(s); break;
     case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
-    case PROTO_COMPACT: cmd_compact(s); break;
+    case PROTO_COMPACT: return cmd_compact(s);
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:

@@ -41,9 +41,9 @@ int cmd_batchable(enum proto_cmd cmd);
 
 /* Runs the parsed request cmd (its fields are in s->req) and appends its
  * one reply, between the session's reply_begin and reply_end. Returns 0,
- * or CMD_WAITS when the request cannot run yet (a streamed PRINT with
- * replies still queued ahead of it: session_waiting) and nothing of its
- * reply was made. QUIT and a failed write to the client set s->ending. */
+ * or CMD_WAITS when the request cannot run on yet (a streamed PRINT with
+ * replies still queued ahead of it, or COMPACT's outcome for an event
+ * driver: session_waiting) and nothing of its reply was made. QUIT and a failed write to the client set s->ending. */
 int cmd_run(struct session *s, enum proto_cmd cmd);
 
 #endif

@@ -326,7 +326,10 @@ static int resume(struct session *s)
 
 enum session_wait session_waiting(const struct session *s)
 {
-    return s->waiting ? SESSION_WAITS_DRAINED : SESSION_RUNS;
+    if (!s->waiting)
+        return SESSION_RUNS;
+    return s->waiting_cmd == PROTO_COMPACT ? SESSION_WAITS_COMPACT
+                                           : SESSION_WAITS_DRAINED;
 }
 
 /* Telnet's answers go out with the replies, in order. */

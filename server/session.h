@@ -57,12 +57,16 @@ struct listing;
  * store lock: fine's streamed PRINT only. Nothing it sends waits for the
  * journal (the session sent everything marked before it took the lock).
  * drained, when set (a queueing driver), says whether everything sent so
- * far has reached the socket; a blocking driver's sends always have. */
+ * far has reached the socket; a blocking driver's sends always have.
+ * never_waits: an event loop's driver. A request that would wait for
+ * something else than the client (COMPACT's outcome) waits without
+ * blocking instead (session_waiting), and the driver runs it again. */
 struct session_io {
     int (*send)(void *arg, const void *data, size_t len, uint64_t durable);
     int (*send_listing)(void *arg, struct listing *l, uint64_t durable);
     int (*send_locked)(void *arg, const void *data, size_t len);
     int (*drained)(void *arg);
+    int never_waits;
     void *arg;
 };
 
@@ -97,6 +101,7 @@ struct session {
     int waiting;                /* the request in s->req waits to run again
                                    (session_waiting) */
     enum proto_cmd waiting_cmd; /* ... and which request it is */
+    uint64_t compact_gen;       /* the compaction COMPACT waits for */
     /* One store-lock hold for a run of requests (session_set_batch): */
     int batch_max;              /* requests one hold may cover after the
                                    first; 0 (the default): one each */
@@ -154,10 +159,11 @@ int session_input(struct session *s, const void *data, size_t len);
 enum session_wait {
     SESSION_RUNS,               /* nothing: no request waits */
     SESSION_WAITS_DRAINED,      /* everything sent so far to reach the
-                                   socket (io.drained): fine's streamed
-                                   PRINT, which must not find replies
-                                   queued ahead of it once it holds the
-                                   lock */
+                                   socket (io.drained): a streamed PRINT,
+                                   which must not find replies queued
+                                   ahead of it once it holds the lock */
+    SESSION_WAITS_COMPACT,      /* the compaction s->compact_gen to end
+                                   (journal_compact_wait_async) */
 };
 enum session_wait session_waiting(const struct session *s);
 

@@ -51,6 +51,7 @@ const char *journal_wake_name(enum journal_wake w);
 int journal_wake_parse(const char *name);
 
 struct journal;
+struct journal_waiter;
 
 /* What STATS reports. */
 struct journal_figures {
@@ -111,6 +112,17 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen);
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
                          size_t len);
 
+/* The same for an event loop, which must not block: result returns
+ * -EINPROGRESS while compaction gen runs, else what journal_compact_wait
+ * would; wait_async returns 0 when it has ended, else queues w and returns
+ * -EAGAIN, and the compaction's end calls w->notify(w->arg) with the
+ * journal's lock held (it must only wake the loop). journal_wait_cancel
+ * unqueues w. */
+int journal_compact_result(struct journal *j, uint64_t gen, char *why,
+                           size_t len);
+int journal_compact_wait_async(struct journal *j, struct journal_waiter *w,
+                               uint64_t gen);
+
 /* The automatic compaction is due when the journal passes bytes and twice
  * its live size; 0 turns it off. Before the server listens.
  *
@@ -149,7 +161,7 @@ struct journal_waiter {
     void (*notify)(void *arg);
     void *arg;
     struct journal_waiter *prev, *next;
-    int queued;
+    struct journal_waiter **list;   /* the list it is queued on, or NULL */
 };
 int journal_wait_async(struct journal *j, struct journal_waiter *w,
                        uint64_t seq);
@@ -160,6 +172,9 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
  * round's end starting the next. Never blocks. The waiting connections
  * learn the outcome through journal_wait_async's notify. */
 void journal_commit(struct journal *j, uint64_t seq);
+
+/* Unqueues w from whichever wait it is queued for, if it still is (a
+ * connection that closes while it waits). */
 void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns

@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include "journal.h"
 #include "journal_int.h"
+#include "server.h"
 #include "journal_rec.h"
 #include "journal_seams.h"
 #include "log.h"
@@ -87,6 +88,7 @@ void journal_compact_finish_locked(struct journal *j, int err,
     j->compact_next = err ? j->accepted_end + j->compact_min
                           : j->compact_min;
     pthread_cond_broadcast(&j->progress);
+    journal_waiters_notify_locked(&j->compact_waiters, j->compact_done, 0);
 }
 
 int journal_compact_start_locked(struct journal *j, uint64_t *gen)
@@ -136,11 +138,40 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
                          size_t len)
 {
+    SRV_ASSERT_MAY_BLOCK();
     pthread_mutex_lock(&j->lock);
     while (j->compact_done < gen)
         pthread_cond_wait(&j->progress, &j->lock);
     int rc = -j->compact_error;
     snprintf(why, len, "%s", j->compact_why);
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+int journal_compact_result(struct journal *j, uint64_t gen, char *why,
+                           size_t len)
+{
+    int rc = -EINPROGRESS;
+
+    pthread_mutex_lock(&j->lock);
+    if (j->compact_done >= gen) {
+        rc = -j->compact_error;
+        snprintf(why, len, "%s", j->compact_why);
+    }
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+int journal_compact_wait_async(struct journal *j, struct journal_waiter *w,
+                               uint64_t gen)
+{
+    int rc = 0;
+
+    pthread_mutex_lock(&j->lock);
+    if (j->compact_done < gen) {
+        journal_waiter_queue_locked(&j->compact_waiters, w, gen);
+        rc = -EAGAIN;
+    }
     pthread_mutex_unlock(&j->lock);
     return rc;
 }
@@ -206,6 +237,7 @@ static int write_snapshot(const struct snapshot *sn, int fd, uint64_t *end)
     if ((err = journal_pwrite_all(fd, sn->p + half, sn->len - half,
                                   sizeof(h) + half)))
         return err;
+    journal_seam_fail(JFAIL_COMPACT_SYNC);  /* slow:N makes it slow */
     if (fdatasync(fd))
         return errno;
     *end = sizeof(h) + sn->len;

@@ -98,6 +98,8 @@ struct journal {
     struct journal_sleeper *sleepers;   /* JOURNAL_WAKE_SIGNAL's sleepers */
     uint64_t published_ns;      /* when the last round ended */
     struct journal_waiter *waiters; /* journal_wait_async's, unordered */
+    struct journal_waiter *compact_waiters; /* journal_compact_wait_async's,
+                                               unordered */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
@@ -189,6 +191,14 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f);
 /* Wakes the event loops' connections whose records are now durable, or
  * never will be; j->lock held (journal_wait.c). */
 void journal_notify_waiters_locked(struct journal *j);
+
+/* An event loop's waiter onto one of the journal's lists (journal_wait.c),
+ * and the waiters of a list whose seq is at most upto (or all of them)
+ * unqueued and notified; j->lock held. */
+void journal_waiter_queue_locked(struct journal_waiter **list,
+                                 struct journal_waiter *w, uint64_t seq);
+void journal_waiters_notify_locked(struct journal_waiter **list,
+                                   uint64_t upto, int all);
 
 /* Appends one record's bytes to the rewrite buffer while a compaction
  * runs, and keeps live_bytes; j->lock held. */

@@ -28,10 +28,12 @@ enum jcrash {
     JCRASH_SWITCHED,            /* "switched": the new file is the journal */
 };
 
-/* The I/O of a round's records that SSN_TEST_JOURNAL_FAIL may fail. */
+/* The I/O that SSN_TEST_JOURNAL_FAIL may fail or slow down. */
 enum jfail {
     JFAIL_WRITE,                /* the pwrite of a round's records */
     JFAIL_SYNC,                 /* their sync */
+    JFAIL_COMPACT_SYNC,         /* a compaction's sync of its snapshot:
+                                   only slowed (slow:N), never failed */
 };
 
 #ifdef SSN_TEST_SEAMS

@@ -17,32 +17,57 @@
 
 /* ---- an event loop's connections -------------------------------------- */
 
-static void unqueue_locked(struct journal *j, struct journal_waiter *w)
+/* Two lists of them, each unordered and under j->lock: j->waiters wait
+ * for a record to be durable (journal_wait_async), j->compact_waiters for
+ * a compaction to end (journal_compact_wait_async). w->list says which
+ * one w is on, NULL when none; a waiter queued again stays where it is,
+ * with the new seq. */
+void journal_waiter_queue_locked(struct journal_waiter **list,
+                                 struct journal_waiter *w, uint64_t seq)
+{
+    w->seq = seq;
+    if (w->list)
+        return;                 /* queued already: waits for seq now */
+    w->prev = NULL;
+    w->next = *list;
+    if (*list)
+        (*list)->prev = w;
+    *list = w;
+    w->list = list;
+}
+
+static void unqueue_locked(struct journal_waiter *w)
 {
     if (w->prev)
         w->prev->next = w->next;
     else
-        j->waiters = w->next;
+        *w->list = w->next;
     if (w->next)
         w->next->prev = w->prev;
     w->prev = w->next = NULL;
-    w->queued = 0;
+    w->list = NULL;
+}
+
+void journal_waiters_notify_locked(struct journal_waiter **list,
+                                   uint64_t upto, int all)
+{
+    struct journal_waiter *w = *list, *next;
+
+    for (; w; w = next) {
+        next = w->next;
+        if (w->seq <= upto || all) {
+            unqueue_locked(w);
+            w->notify(w->arg);
+        }
+    }
 }
 
 /* The event loops' connections whose records are now durable, or never
  * will be; j->lock held. */
 void journal_notify_waiters_locked(struct journal *j)
 {
-    uint64_t durable = atomic_load(&j->durable_seq);
-    struct journal_waiter *w = j->waiters, *next;
-
-    for (; w; w = next) {
-        next = w->next;
-        if (w->seq <= durable || j->broken) {
-            unqueue_locked(j, w);
-            w->notify(w->arg);
-        }
-    }
+    journal_waiters_notify_locked(&j->waiters, atomic_load(&j->durable_seq),
+                                  j->broken != 0);
 }
 
 /* ---- waiting ---------------------------------------------------------- */
@@ -194,17 +219,10 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
         return 0;
     pthread_mutex_lock(&j->lock);
     if (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        w->seq = seq;
-        w->prev = NULL;
-        w->next = j->waiters;
-        if (j->waiters)
-            j->waiters->prev = w;
-        j->waiters = w;
-        w->queued = 1;
+        journal_waiter_queue_locked(&j->waiters, w, seq);
         rc = -EAGAIN;
-        /* The event loop leads the round itself once its pass ends
-         * (events.c's commit); the flusher's 100 ms tick is the
-         * backstop. */
+        /* The event loop asks for the round once its pass ends
+         * (journal_commit); the flusher's 100 ms tick is the backstop. */
     }
     pthread_mutex_unlock(&j->lock);
     return rc;
@@ -213,8 +231,8 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
 void journal_wait_cancel(struct journal *j, struct journal_waiter *w)
 {
     pthread_mutex_lock(&j->lock);
-    if (w->queued)
-        unqueue_locked(j, w);
+    if (w->list)
+        unqueue_locked(w);
     pthread_mutex_unlock(&j->lock);
 }
 

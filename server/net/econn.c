@@ -52,6 +52,7 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
                                    .send_listing = econn_send_listing,
                                    .send_locked = econn_send_locked,
                                    .drained = econn_drained,
+                                   .never_waits = 1,
                                    .arg = c };
     c->conn.fd = fd;
     snprintf(c->conn.peer, sizeof(c->conn.peer), "%s", peer);
@@ -270,10 +271,12 @@ void econn_close(struct econn *c)
         event_free(c->wev);
     if (c->granted)
         event_free(c->granted);
-    if (c->hold_seq && j)
+    if (j) {
         journal_wait_cancel(j, &c->jwaiter);
-    if (c->durable)
-        event_free(c->durable);
+        journal_wait_cancel(j, &c->cwaiter);
+    }
+    if (c->journal_ev)
+        event_free(c->journal_ev);
     if (c->more)
         event_free(c->more);
     outq_clear(&c->q);
@@ -313,7 +316,7 @@ static void begin_closing(struct econn *c)
 
 /* The journal's answer for the record the queue is held for: 0 when it is
  * durable (the hold is over), -EAGAIN when c waits for it (queued with the
- * journal; on_durable comes back), -EIO when it never will be. */
+ * journal; on_journal comes back), -EIO when it never will be. */
 static int hold_over(struct econn *c)
 {
     struct journal *j = c->conn.session->store->journal;
@@ -341,7 +344,7 @@ static void settle(struct econn *c, int more)
     int rc = c->hold_seq ? hold_over(c) : 0;
 
     if (rc == -EAGAIN)
-        return;                         /* on_durable comes back */
+        return;                         /* on_journal comes back */
     if (rc == 0 && c->q.bytes) {
         ssize_t n = outq_send(&c->q, c->conn.fd);
         rc = n < 0 && n != -EAGAIN ? (int)n : 0;
@@ -361,6 +364,10 @@ static void settle(struct econn *c, int more)
     write_off(c);
     if (c->state == ECONN_CLOSING) {
         begin_linger(c);
+    } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
+               journal_compact_wait_async(s->store->journal, &c->cwaiter,
+                                          s->compact_gen) == -EAGAIN) {
+        return;                         /* on_journal comes back */
     } else if (more || session_waiting(s) != SESSION_RUNS) {
         static const struct timeval now = { 0, 0 };
         read_off(c);
@@ -407,18 +414,18 @@ static void on_linger(struct econn *c, short what)
 
 /* The journal's word, on another thread, with the journal's lock held:
  * only wake this connection's worker. */
-static void notify_durable(void *arg)
+static void notify_journal(void *arg)
 {
     struct econn *c = arg;
-    event_active(c->durable, EV_READ, 0);
+    event_active(c->journal_ev, EV_READ, 0);
 }
 
-static void on_durable(evutil_socket_t fd, short what, void *arg)
+static void on_journal(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
     (void)fd; (void)what;
 
-    if (c->hold_seq)
+    if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
         settle(c, input_left(c));
 }
 
@@ -441,8 +448,9 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         on_linger(c, what);
         return;
     }
-    if (c->hold_seq || c->q.bytes) {    /* more, or a timeout, while the */
-        read_off(c);                    /* replies wait: settle reads on */
+    if (c->hold_seq || c->q.bytes ||    /* more, or a timeout, while */
+        session_waiting(s) != SESSION_RUNS) {   /* replies or a request */
+        read_off(c);                    /* wait: settle reads on */
         return;
     }
     if (what & EV_TIMEOUT) {
@@ -468,6 +476,10 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
     if (what & EV_TIMEOUT) {
         c->conn.session->send_error = -EAGAIN;  /* --write-timeout */
         econn_close(c);
+        return;
+    }
+    if (c->hold_seq) {                  /* cannot be: nothing is written */
+        write_off(c);                   /* while held (settle) */
         return;
     }
     ssize_t n = outq_send(&c->q, fd);
@@ -505,12 +517,14 @@ void econn_begin(struct econn *c, struct event_base *base)
     c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
     c->granted = event_new(base, -1, 0, on_granted, c);
     c->more = event_new(base, -1, 0, on_more, c);
-    c->durable = event_new(base, -1, 0, on_durable, c);
-    c->jwaiter.notify = notify_durable;
+    c->journal_ev = event_new(base, -1, 0, on_journal, c);
+    c->jwaiter.notify = notify_journal;
     c->jwaiter.arg = c;
+    c->cwaiter.notify = notify_journal;
+    c->cwaiter.arg = c;
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
-    if (!c->rev || !c->wev || !c->granted || !c->more || !c->durable) {
+    if (!c->rev || !c->wev || !c->granted || !c->more || !c->journal_ev) {
         econn_close(c);
         return;
     }

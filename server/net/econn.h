@@ -1,8 +1,8 @@
 /* econn.h -- one connection of the event-driven driver (events.h): its
  * session, its events and what it still has to send. Used only by its
  * worker's thread, except conn (the registry's, under conns_lock), the
- * waiter (the store's queue, under the store's handoff mutex) and jwaiter
- * (the journal's list, under the journal's lock).
+ * waiter (the store's queue, under the store's handoff mutex), jwaiter and
+ * cwaiter (the journal's lists, under the journal's lock).
  */
 #ifndef SSN_ECONN_H
 #define SSN_ECONN_H
@@ -34,9 +34,11 @@ struct econn {
                                    after the worker's other clients */
     int reading, writing;       /* rev, wev added */
     struct store_waiter waiter;
-    struct event *durable;      /* activated by the journal when hold_seq
-                                   is durable, or never will be */
-    struct journal_waiter jwaiter;
+    struct event *journal_ev;   /* activated by the journal: hold_seq is
+                                   durable (or never will be), or the
+                                   compaction COMPACT waits for ended */
+    struct journal_waiter jwaiter;  /* for hold_seq */
+    struct journal_waiter cwaiter;  /* for COMPACT's compaction */
     struct outq q;              /* what the socket has not taken yet */
     uint64_t hold_seq;          /* the journal record the replies in q
                                    acknowledge: none of q leaves before it
