@@ -1,0 +1,20 @@
+#!/bin/bash
+# test-server-tsan.sh -- the event driver with a journal (test-journal-
+# events.sh: replies waiting for durability, a worker answering during a
+# round, COMPACT waited for without blocking) against the ThreadSanitizer
+# build of the servers (make tsan): any report on a server's stderr, a data
+# race or a lock-order inversion among the store lock, the journal's lock
+# and the workers' event bases, fails it (tests/lib/common.sh, finish).
+# The clients are the plain build's.
+set -u
+cd "$(dirname "$0")/.."
+make -s tsan >/dev/null || { echo "not ok - make tsan"; echo "0 passed, 1 failed"; exit 1; }
+dir=build/tsan/bin-with-clients
+mkdir -p "$dir"
+for f in bin/*; do
+    [[ -f $f && -x $f ]] && ln -sf "$PWD/$f" "$dir/"
+done
+for f in bin/tsan/*; do
+    ln -sf "$PWD/$f" "$dir/"
+done
+SEAMS_BIN=build/tsan/seams BIN=$dir exec bash tests/test-journal-events.sh
