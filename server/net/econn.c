@@ -7,7 +7,7 @@
  * without end: past --max-output it is disconnected), and the connection
  * watches for writability. Replies that acknowledge a journal record not
  * yet durable wait in c->q too (hold_seq), and the journal wakes the
- * connection when it is (on_durable): the worker never waits for the
+ * connection when it is (on_journal): the worker never waits for the
  * journal. Only fine's streamed PRINT blocks, writing while this thread
  * holds the store lock (econn_send_locked): that stall is what the mode
  * exists to show, bounded by --write-timeout.
