@@ -371,8 +371,10 @@ static void drain_sessions(void)
     if (!sessions_ended())
         abandon(0);
     log_msg(LOG_LEVEL_INFO, "stopped after %ld connections, %ld commands",
-            atomic_load(&srv.connections_total),
-            atomic_load(&srv.commands_total));
+            atomic_load(&srv.connections_total) +
+            atomic_load(&srv.connections_reset),
+            atomic_load(&srv.commands_total) +
+            atomic_load(&srv.commands_reset));
 }
 
 int main(int argc, char **argv)

@@ -79,6 +79,9 @@ struct server {
     atomic_long clients_write_timeout;
     atomic_long accept_fd_exhausted;    /* episodes of EMFILE/ENFILE */
     atomic_long auth_failures;
+    atomic_long connections_reset;      /* connections_total and */
+    atomic_long commands_reset;         /* commands_total before each
+                                           STATS RESET, summed */
 
     /* --password-file: the SHA-256 of the password, in hex; set once at
      * start-up. AUTH compares digests, so the time taken does not depend

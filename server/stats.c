@@ -125,10 +125,14 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
 
 void stats_reset(void)
 {
-    atomic_store(&srv.connections_total, 0);
+    /* What the totals held goes into the since-start-up sums, for the
+     * log's last line: no second count on the request path. */
+    atomic_fetch_add(&srv.connections_reset,
+                     atomic_exchange(&srv.connections_total, 0));
     atomic_store(&srv.connections_rejected, 0);
     atomic_store(&srv.thread_failures, 0);
-    atomic_store(&srv.commands_total, 0);
+    atomic_fetch_add(&srv.commands_reset,
+                     atomic_exchange(&srv.commands_total, 0));
     atomic_store(&srv.clients_output_limited, 0);
     atomic_store(&srv.clients_idle_timeout, 0);
     atomic_store(&srv.clients_write_timeout, 0);

@@ -6,7 +6,7 @@
 # installed programs and pages work, and `make uninstall' leaves no file.
 source "$(dirname "$0")/lib/common.sh"
 
-PROGS=(inputgen inclient kill_it bench-hash bench-log bench-wakeup)
+PROGS=(inputgen inclient kill_it bench-hash bench-log bench-wakeup bench-echo)
 VERSION=$(sed -n 's/^#define SSN_VERSION *"\([^"]*\)".*/\1/p' common/version.h)
 SUITE=$(sed -n 's/^#define SSN_SUITE *"\([^"]*\)".*/\1/p' common/version.h)
 check "common/version.h defines SSN_VERSION and SSN_SUITE" \
@@ -53,6 +53,22 @@ bad_value() {
         "^[a-z_-]+: $opt: '$val' is not .+"$'\n'"Try '[a-z_-]+ --help'\\.\$"
     expect_eq "$desc: nothing on stdout" "$OUT" ""
 }
+bad_value "bench-echo --port 70000" --port 70000 "$BIN/bench-echo" --port 70000
+
+# README's HELP listing is the server's own.
+readme_help=$(sed -n '/^    HELP$/,/^    END$/{s/^    //;p}' README.md | tail -n +2)
+expect_eq "README's HELP listing is what HELP answers" "$readme_help" \
+    "$(printf 'HELP\n' | "$BIN/ssnserver-buffered" --stdin -q 2>/dev/null)"
+
+# make help names every target a person can type: each .PHONY one.
+targets=$(sed -n 's/^\.PHONY: *//p' Makefile */*.mk tests/fuzz/fuzz.mk |
+          tr -s ' \\' '\n\n' | sort -u | grep -v '^$')
+help=$(make -s help 2>&1)
+missing=$(for t in $targets; do
+              grep -qE "(^| |, )$t( |,|$)" <<<"$help" || echo "$t"
+          done | tr '\n' ' ')
+expect_eq "make help names every .PHONY target" "$missing" ""
+
 bad_value "inputgen --shard 7/3" --shard 7/3 "$BIN/inputgen" --shard 7/3 10 1
 bad_value "inputgen NEVENTS 10x" NEVENTS 10x "$BIN/inputgen" 10x 1
 bad_value "inclient --rate abc" --rate abc "$BIN/inclient" --rate abc 127.0.0.1 1 10 1
@@ -98,6 +114,7 @@ else
 fi
 ib=$stage/usr/bin mp=$stage/usr/share/man
 for p in "${PROGS[@]}"; do
+    [[ $p == bench-echo ]] && continue  # tools/bench-compare's, not installed
     run "$ib/$p" --version
     expect_eq "installed $p --version" "$RC:$OUT" "0:$p $VERSION ($SUITE)"
 done

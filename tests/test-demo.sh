@@ -28,6 +28,30 @@ check "demo: no line is cut mid-word (verdicts are folded, not truncated)" \
     bash -c "! echo \"\$1\" | grep -q 'by the s\$'" _ "$out"
 check "demo: no progress line off a terminal" bash -c "! printf '%s' \"\$1\" | grep -q $'\r'" _ "$out"
 
+# ---- the demo in a terminal: nothing waits for a key ------------------
+# On a terminal gnuplot's 'set terminal' listing waited at a pager prompt
+# nobody saw (the demo froze before its table until Enter was pressed
+# twice); into a file or a pipe it did not, so only a run under a
+# pseudo-terminal (tmux) shows it. The demo must finish by itself there.
+if command -v tmux >/dev/null && command -v gnuplot >/dev/null; then
+    sock=$TEST_TMP/tmux.sock
+    tmux -S "$sock" new-session -d -x 160 -y 50 \
+        "DEMO_OUT='$TEST_TMP/demo-tty' DEMO_MODES=buffered DEMO_EVENTS=50 \
+         DEMO_PRELOAD=100 DEMO_RATE=0 tools/demo; echo DEMO-EXIT=\$?; sleep 60"
+    for ((i = 0; i < 300; i++)); do
+        tmux -S "$sock" capture-pane -p -S -100 2>/dev/null | grep -q 'DEMO-EXIT=' && break
+        sleep 0.1
+    done
+    screen=$(tmux -S "$sock" capture-pane -p -S -100 2>/dev/null)
+    tmux -S "$sock" kill-server 2>/dev/null
+    expect_match "demo under a terminal: finishes by itself, exit 0" \
+        "$(grep -o 'DEMO-EXIT=[0-9]*' <<<"$screen")" '^DEMO-EXIT=0$'
+    check "demo under a terminal: the table is on the screen" \
+        grep -q '^buffered .*verified' <<<"$screen"
+else
+    ok "demo under a terminal: SKIP (no tmux or no gnuplot)"
+fi
+
 # ---- kill_it's lock figures ----------------------------------------------
 # lock_line MODE NEVENTS NCLIENTS: sets l to kill_it's "lock:" line against
 # a fresh server of MODE (kill_it's whole output in $TEST_TMP/ki.MODE).

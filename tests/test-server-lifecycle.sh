@@ -445,9 +445,20 @@ case_file_size_limit() {
     expect_eq "file-size limit: a clean exit" "$STOP_RC" 0
 }
 
+# STATS RESET zeroes the counters STATS shows, not the log's last line:
+# "stopped after 0 connections" after a RESET was a false account.
+case_reset_then_stop() {
+    start_server buffered || return
+    converse_str "$SRV_PORT" "ADD Re Set 30 123-45-6789\nDONE\n" "$TEST_TMP/rs1"
+    converse_str "$SRV_PORT" "STATS RESET\nCOUNT\nDONE\n" "$TEST_TMP/rs2"
+    stop_server "$SRV_PID"
+    check "after STATS RESET, the last log line still counts every connection and command" \
+        grep -q 'stopped after 2 connections, [45] commands$' "$SRV_ERR"
+}
+
 CASES=(case_help_version case_bad_options case_ports case_signals
        case_signal_at_ready case_file_size_limit case_log_file case_sigpipe
-       case_stdin
+       case_stdin case_reset_then_stop
        case_one_at_a_time case_fine_concurrent)
 (($# == 0)) || CASES=("$@")
 for c in "${CASES[@]}"; do

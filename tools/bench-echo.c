@@ -29,6 +29,8 @@
  * uses it. */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <getopt.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -40,6 +42,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "version.h"
 
 #define ECHO_BUF      65536   /* bytes read per connection at a time */
 #define ECHO_MAX_CONN 65536   /* descriptors served (one buffer each) */
@@ -300,30 +303,84 @@ static int serve_threads(int lfd)
     return 0;
 }
 
+static const char usage_text[] =
+"usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads]\n"
+"The floor under every server of docs/PERFORMANCE.md: answers each line\n"
+"with one short line and does nothing else. Prints 'listening on\n"
+"127.0.0.1:PORT'; SIGINT or SIGTERM stop it.\n"
+"  -p, --port PORT      the port, 0 (the default): any free one\n"
+"  -w, --workers N      epoll threads, each with its own listening socket\n"
+"                       (1 to %d, default 1)\n"
+"  -m, --model MODEL    epoll (the default) or threads (one per connection)\n"
+"  -h, --help           this text\n"
+"  -V, --version        the version\n";
+
+/* A whole number in [lo, hi] from the option's value, or exit 2 naming
+ * the option and the value. */
+static int int_arg(const char *opt, const char *v, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end || n < lo || n > hi) {
+        fprintf(stderr, "bench-echo: %s: '%s' is not a whole number from "
+                "%ld to %ld\nTry 'bench-echo --help'.\n", opt, v, lo, hi);
+        exit(2);
+    }
+    return (int)n;
+}
+
 int main(int argc, char **argv)
 {
+    static const struct option longs[] = {
+        { "port", required_argument, NULL, 'p' },
+        { "workers", required_argument, NULL, 'w' },
+        { "model", required_argument, NULL, 'm' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
     int port = 0, workers = 1, threads = 0, opt;
-    while ((opt = getopt(argc, argv, "p:w:m:h")) != -1) {
+
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":p:w:m:hV", longs, NULL)) != -1) {
         switch (opt) {
-        case 'p': port = atoi(optarg); break;
-        case 'w': workers = atoi(optarg); break;
+        case 'p': port = int_arg("--port", optarg, 0, 65535); break;
+        case 'w':
+            workers = int_arg("--workers", optarg, 1, ECHO_MAX_WORKERS);
+            break;
         case 'm':
             if (strcmp(optarg, "threads") == 0)
                 threads = 1;
             else if (strcmp(optarg, "epoll") != 0) {
-                fprintf(stderr, "bench-echo: -m %s: not epoll or threads\n",
-                        optarg);
+                fprintf(stderr, "bench-echo: --model: '%s' is not epoll or "
+                        "threads\nTry 'bench-echo --help'.\n", optarg);
                 return 2;
             }
             break;
+        case 'h':
+            printf(usage_text, ECHO_MAX_WORKERS);
+            return 0;
+        case 'V':
+            printf("bench-echo %s (%s)\n", SSN_VERSION, SSN_SUITE);
+            return 0;
+        case ':':
+            fprintf(stderr, "bench-echo: '%s' needs a value\n"
+                    "Try 'bench-echo --help'.\n", argv[optind - 1]);
+            return 2;
         default:
-            fprintf(stderr, "usage: bench-echo [-p PORT] [-w WORKERS] "
-                    "[-m epoll|threads]\n");
-            return opt == 'h' ? 0 : 2;
+            if (optopt)
+                fprintf(stderr, "bench-echo: unknown option '%c'\n"
+                        "Try 'bench-echo --help'.\n", optopt);
+            else
+                fprintf(stderr, "bench-echo: unknown option '%s'\n"
+                        "Try 'bench-echo --help'.\n", argv[optind - 1]);
+            return 2;
         }
     }
-    if (port < 0 || port > 65535 || workers < 1 || workers > ECHO_MAX_WORKERS) {
-        fprintf(stderr, "bench-echo: bad port or worker count\n");
+    if (optind < argc) {
+        fprintf(stderr, "bench-echo: unexpected argument '%s'\n"
+                "Try 'bench-echo --help'.\n", argv[optind]);
         return 2;
     }
     if (threads && workers != 1) {
