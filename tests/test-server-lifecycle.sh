@@ -454,6 +454,8 @@ case_reset_then_stop() {
     stop_server "$SRV_PID"
     check "after STATS RESET, the last log line still counts every connection and command" \
         grep -q 'stopped after 2 connections, [45] commands$' "$SRV_ERR"
+    check "quiet by default: no line per connection at the default level" \
+        bash -c '! grep -q "connection from" "$1"' _ "$SRV_ERR"
 }
 
 CASES=(case_help_version case_bad_options case_ports case_signals

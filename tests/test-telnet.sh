@@ -49,7 +49,7 @@ count_lines() { [[ $(grep -cx '1' "$PANE") -ge $1 ]]; }
 has_line() { grep -qx -- "$1" "$PANE"; }
 has_text() { grep -qF -- "$1" "$PANE"; }
 
-start_server buffered || finish
+start_server buffered --log-level debug || finish
 
 # TERM for the pane's programs; none is needed to drive tmux itself.
 if ! TERM=${TERM:-xterm} tm new-session -d -s ssn -x 120 -y 30 \

@@ -29,7 +29,7 @@ void conns_release(struct conn *c)
     struct store *st = &srv.store;
 
     if (!atomic_load(&srv.stopping))
-        log_msg(LOG_LEVEL_INFO, "connection from %s closed", c->peer);
+        log_msg(LOG_LEVEL_DEBUG, "connection from %s closed", c->peer);
     conns_unregister(c);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();

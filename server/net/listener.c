@@ -136,7 +136,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
         pause_accepting(PAUSE_ADMIT);
     rc = srv.opt.io_events ? events_start(fd, peer) : threads_start(fd, peer);
     if (rc == 0) {
-        log_msg(LOG_LEVEL_INFO, "connection from %s (fd %d)", peer, fd);
+        log_msg(LOG_LEVEL_DEBUG, "connection from %s (fd %d)", peer, fd);
         return;
     }
     if (rc == -ENOMEM) {
