@@ -417,6 +417,31 @@ START_TEST(test_cli_parsers)
     ck_assert_int_ne(cli_parse_mix("5::1", &m), 0);
     ck_assert_int_ne(cli_parse_mix("5:5:1001", &m), 0);
 
+    /* The named form: any order, either case, the parts left out 0. */
+    struct gen_mix pos;
+    ck_assert_int_eq(cli_parse_mix("5:5:1:2", &pos), 0);
+    ck_assert_int_eq(cli_parse_mix("find=2,ADD=5,print=1,delete=5", &m), 0);
+    ck_assert_int_eq(memcmp(&m, &pos, sizeof(m)), 0);
+    ck_assert_int_eq(cli_parse_mix("add=1", &m), 0);
+    ck_assert_uint_eq(m.w[0], 1);
+    ck_assert_uint_eq(m.w[1] + m.w[2] + m.w[3], 0);
+    ck_assert_int_ne(cli_parse_mix("add=0", &m), 0);          /* all 0 */
+    ck_assert_int_ne(cli_parse_mix("add=1,add=2", &m), 0);    /* twice */
+    ck_assert_int_ne(cli_parse_mix("add=1,", &m), 0);
+    ck_assert_int_ne(cli_parse_mix("add=,find=1", &m), 0);
+    ck_assert_int_ne(cli_parse_mix("add=1001", &m), 0);
+    ck_assert_int_ne(cli_parse_mix("add=1k", &m), 0);
+    ck_assert_int_ne(cli_parse_mix("count=1", &m), 0);
+    static const char *const bench[] = { "add", "find", "delete" };
+    unsigned w[3];
+    ck_assert_int_eq(cli_parse_named_mix("delete=1,find=8,add=1", bench, 3,
+                                         1000, w), 0);
+    ck_assert_uint_eq(w[0], 1);
+    ck_assert_uint_eq(w[1], 8);
+    ck_assert_uint_eq(w[2], 1);
+    ck_assert_int_eq(cli_parse_named_mix("print=1", bench, 3, 1000, w),
+                     -ENOENT);
+
     ck_assert_int_eq(cli_parse_seconds("2.5", &s), 0);
     ck_assert(s == 2.5);
     ck_assert_int_ne(cli_parse_seconds("-1", &s), 0);

@@ -151,4 +151,9 @@ fi
 out=$("$KI" 127.0.0.1 1 10 2 2>&1); rc=$?
 expect_match "kill_it with no server: FAILED, status 1" "$rc $out" '^1 .*FAILED: cannot reach'
 
+# One --mix vocabulary: the named form is the positional one.
+expect_eq "inputgen: --mix find=3,add=2,delete=1,print=1 is --mix 2:1:1:3" \
+    "$("$BIN/inputgen" --mix find=3,add=2,delete=1,print=1 200 7 | md5sum)" \
+    "$("$BIN/inputgen" --mix 2:1:1:3 200 7 | md5sum)"
+
 finish

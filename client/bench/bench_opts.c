@@ -32,8 +32,8 @@ static void usage(FILE *f)
 "                          most %d)\n"
 "  -n, --requests N        requests in all (default 100000; k, m suffixes)\n"
 "      --duration SECONDS  send requests for this long instead of -n\n"
-"      --mix A:F:D         weights of ADD, FIND and DELETE, 0 to %d each\n"
-"                          (default 1:8:1)\n"
+"      --mix MIX           weights of ADD, FIND and DELETE, 0 to %d each:\n"
+"                          add=1,find=8,delete=1 (the default), or A:F:D\n"
 "      --keys K            the key space: keys 0..K-1 (default 100000)\n"
 "      --preload N         add keys 0..N-1 first, pipelined and untimed\n"
 "      --password-file FILE\n"
@@ -56,10 +56,17 @@ static void usage(FILE *f)
 
 const struct cli_prog bench_prog = { "ssn-bench", usage };
 
-/* "A:F:D", each 0..BENCH_MIX_MAX, not all 0. Returns 0 or -1. */
+/* "add=N,find=N,delete=N" (cli_parse_named_mix, the form every tool
+ * shares) or "A:F:D", each 0..BENCH_MIX_MAX, not all 0. Returns 0 or
+ * -1. */
 static int parse_mix(const char *s, unsigned mix[BENCH_OPS])
 {
+    static const char *const names[BENCH_OPS] = { "add", "find", "delete" };
     unsigned v[BENCH_OPS], sum = 0;
+
+    if (strchr(s, '='))
+        return cli_parse_named_mix(s, names, BENCH_OPS, BENCH_MIX_MAX, mix)
+               ? -1 : 0;
     for (int i = 0; i < BENCH_OPS; i++) {
         char part[16];
         size_t len = strcspn(s, ":");
@@ -154,7 +161,7 @@ static const char *parse_opt(struct bench_args *a, int c, const char *arg)
             return "a number of seconds from 0.001 to 86400";
         return NULL;
     case 'm':
-        return parse_mix(arg, p->mix) ? "ADD:FIND:DELETE weights from 0 to "
+        return parse_mix(arg, p->mix) ? "add=N,find=N,delete=N or A:F:D weights from 0 to "
                STR(BENCH_MIX_MAX) ", not all 0" : NULL;
     case 'A': a->password_file = arg; return NULL;
     case 'S':

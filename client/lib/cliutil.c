@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <openssl/crypto.h>
 #include "cliutil.h"
 #include "version.h"
@@ -62,13 +63,58 @@ int cli_parse_shard(const char *s, unsigned *k, unsigned *n)
     return 0;
 }
 
+int cli_parse_named_mix(const char *s, const char *const *names, int n,
+                        unsigned max, unsigned *w)
+{
+    unsigned v[CLI_MIX_NAMES_MAX] = { 0 }, sum = 0;
+    int seen[CLI_MIX_NAMES_MAX] = { 0 };
+
+    if (!s || n > CLI_MIX_NAMES_MAX || !strchr(s, '='))
+        return -EINVAL;
+    while (*s) {
+        size_t len = strcspn(s, "=,");
+        int k;
+        for (k = 0; k < n; k++)
+            if (strlen(names[k]) == len && strncasecmp(s, names[k], len) == 0)
+                break;
+        if (k == n)
+            return len && s[len] == '=' ? -ENOENT : -EINVAL;
+        if (s[len] != '=' || seen[k])
+            return -EINVAL;
+        s += len + 1;
+        char part[16];
+        len = strcspn(s, ",");
+        uint64_t x;
+        if (len == 0 || len >= sizeof(part))
+            return -EINVAL;
+        memcpy(part, s, len);
+        part[len] = '\0';
+        if (strpbrk(part, "kKmM") || cli_parse_u64(part, max, &x))
+            return -EINVAL;
+        v[k] = (unsigned)x;
+        seen[k] = 1;
+        sum += v[k];
+        s += len;
+        if (*s == ',' && *++s == '\0')
+            return -EINVAL;         /* a trailing comma */
+    }
+    if (sum == 0)
+        return -EINVAL;
+    memcpy(w, v, (size_t)n * sizeof(*w));
+    return 0;
+}
+
 int cli_parse_mix(const char *s, struct gen_mix *m)
 {
+    static const char *const names[] = { "add", "delete", "print", "find" };
     struct gen_mix r = { { 0, 0, 0, 0 } };
     unsigned sum = 0;
     int n = 0;
     const char *p = s;
 
+    if (s && strchr(s, '='))
+        return cli_parse_named_mix(s, names, 4, GEN_MIX_MAX, m->w) ? -EINVAL
+                                                                   : 0;
     if (!s || strpbrk(s, "kKmM"))
         return -EINVAL;
     while (n < 4) {
@@ -130,8 +176,9 @@ const char *cli_opt_hang(const char *arg, double *out)
 
 const char *cli_opt_mix(const char *arg, struct gen_mix *out)
 {
-    return cli_parse_mix(arg, out) ? "ADD:DELETE:PRINT[:FIND] weights from 0 "
-                                     "to 1000, not all 0" : NULL;
+    return cli_parse_mix(arg, out) ? "weights from 0 to 1000, not all 0, "
+                                     "as add=N,delete=N,print=N,find=N or "
+                                     "ADD:DELETE:PRINT[:FIND]" : NULL;
 }
 
 const char *cli_opt_shard(const char *arg, unsigned *k, unsigned *n)

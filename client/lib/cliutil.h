@@ -38,8 +38,20 @@ int cli_parse_seconds(const char *s, double *out);
 /* "K/N" with 0 <= K < N <= GEN_SHARD_MAX. Returns 0 or -EINVAL. */
 int cli_parse_shard(const char *s, unsigned *k, unsigned *n);
 
-/* "ADD:DELETE:PRINT" or "ADD:DELETE:PRINT:FIND" weights, each 0 to
- * GEN_MIX_MAX, not all zero. Returns 0 or -EINVAL. */
+#define CLI_MIX_NAMES_MAX 8     /* request kinds a --mix may name */
+
+/* --mix in its named form, the same in every tool: "add=1,find=8,delete=1"
+ * (any order, names in either case, each at most once, the ones left out
+ * 0). names[0..n) are the request kinds a tool knows; the weights go to
+ * w[0..n), each 0 to max, not all zero. Returns 0; -ENOENT for a name the
+ * tool does not know; -EINVAL for anything else. */
+int cli_parse_named_mix(const char *s, const char *const *names, int n,
+                        unsigned max, unsigned *w);
+
+/* kill_it's and inclient's --mix: the named form (add, delete, print,
+ * find), or the positional one, "ADD:DELETE:PRINT" or
+ * "ADD:DELETE:PRINT:FIND"; weights 0 to GEN_MIX_MAX, not all zero.
+ * Returns 0 or -EINVAL. */
 int cli_parse_mix(const char *s, struct gen_mix *m);
 
 /* The options and operands the tools share. Each sets *out and returns
