@@ -319,6 +319,12 @@ static void escape(char *dst, size_t size, const char *s)
 
     while (*p && j + 5 <= size) {
         n = utf8_len(p);
+        if (*p == '\n') {              /* the label's own line break */
+            dst[j++] = '\\';
+            dst[j++] = 'n';
+            p++;
+            continue;
+        }
         if (n == 0 || (n == 1 && (*p < ' ' || *p == 0x7f))) {
             dst[j++] = '?';
             p++;
@@ -354,7 +360,10 @@ static void mark_attrs(char *buf, size_t size, unsigned marks,
     if (!marks)
         return;
     rule_list(rules, sizeof(rules), marks);
-    snprintf(buf, size, ", color=orange, penwidth=4, xlabel=\"%s%s\", "
+    /* The rules in dark red: an xlabel takes its node's font colour, white
+     * on a filled node, and would vanish on the white page. */
+    snprintf(buf, size, ", color=orange, penwidth=4, "
+             "xlabel=<<font color=\"#b00000\">%s%s</font>>, "
              "tooltip=\"%s%s\"", prefix, rules, prefix, rules);
 }
 
@@ -377,7 +386,7 @@ static int emit_cut(struct dot_out *r, size_t i)
     if (s->hidden != UNKNOWN)
         snprintf(count, sizeof(count), "%zu", s->hidden);
     mark_attrs(marks, sizeof(marks), s->marks, "below: ");
-    return emit(r, "  h%zu [label=\"+ %s more\", shape=box, style=dashed, "
+    return emit(r, "  h%zu [label=\"+%s\\nmore\", shape=box, style=dashed, "
                 "fontcolor=black, fontsize=10%s];", i, count, marks);
 }
 
@@ -429,11 +438,17 @@ static int emit_head(struct dot_out *r)
     rc = emit(r, "digraph rbtree {");
     if (!rc)
         rc = emit(r, "  graph [ordering=out, forcelabels=true, labelloc=t, "
+                  "nodesep=0.08, ranksep=0.3, "
                   "label=\"%zu nodes, top %d level%s%s\"];", snap->count,
                   snap->depth, snap->depth == 1 ? "" : "s", found);
     if (!rc)
-        rc = emit(r, "  node [style=filled, fontcolor=white, "
-                  "fontname=\"Helvetica\", fontsize=11];");
+        /* Rounded boxes no wider than their labels, close together: the 16
+         * people of a fifth level and the 32 boxes under them fit a
+         * 1920-pixel screen (ellipses at graphviz's default sizes took
+         * 3,600 to 4,100 pixels). */
+        rc = emit(r, "  node [shape=box, style=\"filled,rounded\", "
+                  "fontcolor=white, fontname=\"Helvetica\", fontsize=10, "
+                  "margin=\"0.06,0.03\", width=0.3, height=0.3];");
     if (!rc)
         rc = emit(r, "  edge [arrowhead=none];");
     return rc;

@@ -7,8 +7,9 @@
  * The drawing, one statement per line (render it with `dot -Tsvg`):
  *   - each node within depth levels of the root, filled red or black, with
  *     its label in white; left child before right (ordering=out);
- *   - for each child cut off by the depth bound, a dashed box "+ N more":
- *     the nodes hidden below the cut, or "+ ? more" when they cannot be
+ *   - for each child cut off by the depth bound, a dashed box "+N more" (on
+ *     two lines): the nodes hidden below the cut, or "+? more" when they
+ *     cannot be
  *     counted (a corrupted subtree: a wrong parent link, a cycle, more
  *     nodes than the tree's count);
  *   - with nil_leaves, each NULL child of a drawn node as a small black
@@ -50,7 +51,8 @@
 #define RB_DOT_LABEL_MAX 160    /* a label's bytes, its NUL included */
 
 /* Writes n's name, plain text NUL-terminated, into buf (size bytes). It is
- * escaped for DOT by the caller; control characters become '?'. */
+ * escaped for DOT by the caller: a newline is a line break in the drawing,
+ * other control characters become '?'. */
 typedef void (*rb_dot_label_fn)(const struct rb_node *n, char *buf,
                                 size_t size);
 

@@ -458,13 +458,16 @@ START_TEST(test_preload_people)
         ck_assert(entry_ssn_ok(a.ssn, strlen(a.ssn)));
         ck_assert(a.age >= 0 && a.age <= 99);
         ck_assert(strcmp(a.last, b.last) || strcmp(a.first, b.first));
-        ck_assert_int_eq(strncmp(a.last, PRELOAD_PREFIX,
-                                 strlen(PRELOAD_PREFIX)), 0);
+        ck_assert_ptr_nonnull(strchr(a.last, PRELOAD_MARK));
     }
     preload_entry(0, &a);
     preload_entry(NAMES_NFIRST, &b);    /* same first name, next last name */
     ck_assert_str_eq(a.first, b.first);
     ck_assert_str_ne(a.last, b.last);
+    ck_assert_str_eq(a.last, "Adams-Adams");    /* names that read as names */
+    ck_assert_str_eq(b.last, "Baker-Adams");
+    preload_entry(999999, &a);                  /* the largest --preload */
+    ck_assert(entry_name_ok(a.last, strlen(a.last)));
 }
 END_TEST
 

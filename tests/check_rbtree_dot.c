@@ -176,7 +176,7 @@ START_TEST(test_dot_depth_bound_and_hidden_counts)
                 ck_assert_ptr_null(line_of("h%zu [", i));
                 continue;
             }
-            ck_assert_ptr_nonnull(line_of("h%zu [label=\"+ %zu more\"", i,
+            ck_assert_ptr_nonnull(line_of("h%zu [label=\"+%zu\\nmore\"", i,
                                           subtree_size(n)));
             ck_assert_ptr_nonnull(line_of("n%zu -> h%zu [style=dashed];",
                                           i / 2, i));
@@ -244,8 +244,9 @@ static void assert_marked(size_t i, const char *rules)
     const char *line = line_of("n%zu [", i);
 
     ck_assert_ptr_nonnull(line);
-    snprintf(want, sizeof(want), "color=orange, penwidth=4, xlabel=\"%s\", "
-             "tooltip=\"%s\"];", rules, rules);
+    snprintf(want, sizeof(want), "color=orange, penwidth=4, "
+             "xlabel=<<font color=\"#b00000\">%s</font>>, tooltip=\"%s\"];",
+             rules, rules);
     ck_assert_msg(strstr(line, want), "slot %zu: %s", i, line);
 }
 
@@ -361,18 +362,19 @@ START_TEST(test_dot_marks_box_above_hidden_fault)
         i /= 2;                 /* the cut box at depth 2 above it */
     n->red = 1;
     ck_assert_int_eq(draw(&tree, 1, 0), 0);
-    ck_assert_ptr_nonnull(line_of("h%zu [label=\"+ %zu more\", shape=box, "
+    ck_assert_ptr_nonnull(line_of("h%zu [label=\"+%zu\\nmore\", shape=box, "
                                   "style=dashed, fontcolor=black, fontsize=10, "
-                                  "color=orange, penwidth=4, xlabel=\"below: "
-                                  "black height differs\"", i,
+                                  "color=orange, penwidth=4, xlabel=<<font "
+                                  "color=\"#b00000\">below: "
+                                  "black height differs</font>>", i,
                                   subtree_size(at_slot(&tree, i))));
     n->red = 0;
     leaf = find_node(deep_leaf);
     leaf->right = tree.root;    /* a cycle out of a hidden subtree */
     ck_assert_int_eq(draw(&tree, 1, 0), 0);
-    ck_assert_int_eq(count_of("\"+ ? more\""), 1);
-    ck_assert_ptr_nonnull(strstr(dot, "xlabel=\"below: tree too deep or "
-                                      "cyclic\""));
+    ck_assert_int_eq(count_of("\"+?\\nmore\""), 1);
+    ck_assert_ptr_nonnull(strstr(dot, "\">below: tree too deep or "
+                                      "cyclic</font>>"));
 }
 END_TEST
 
@@ -385,7 +387,7 @@ START_TEST(test_dot_count_mismatch_and_budget)
     ck_assert_ptr_nonnull(strstr(dot, "\"64 nodes, top 10 levels"));
     tree.count = 5;
     ck_assert_int_eq(draw(&tree, 2, 0), 0);
-    ck_assert_int_ge(count_of("\"+ ? more\""), 1);
+    ck_assert_int_ge(count_of("\"+?\\nmore\""), 1);
     ck_assert_ptr_nonnull(strstr(dot, "broken: count mismatch"));
 }
 END_TEST
@@ -408,7 +410,7 @@ START_TEST(test_dot_shared_children_bounded)
     ck_assert_int_eq(draw(&t, 10, 1), 0);
     ck_assert_int_eq(count_of("[label=\"k"), 10);
     ck_assert_int_eq(count_of("label=\"again\""), 10);
-    ck_assert_int_eq(count_of("\"+ ? more\""), 1);
+    ck_assert_int_eq(count_of("\"+?\\nmore\""), 1);
     ck_assert_ptr_nonnull(strstr(dot, "broken: order violated"));
 }
 END_TEST
@@ -551,7 +553,7 @@ START_TEST(test_dot_phases_same_bytes)
     }
     for (int depth = 1; depth <= RB_DOT_MAX_DEPTH; depth++)
         assert_phases_same(&shared, snap, depth, 1, item_cmp);
-    ck_assert_ptr_nonnull(strstr(dot, "\"+ ? more\""));
+    ck_assert_ptr_nonnull(strstr(dot, "\"+?\\nmore\""));
     rb_dot_snapshot_free(snap);
 }
 END_TEST

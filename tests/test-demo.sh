@@ -52,6 +52,19 @@ else
     ok "demo under a terminal: SKIP (no tmux or no gnuplot)"
 fi
 
+# The tree pictures fit a 1920-pixel screen (the PNG's width, bytes 16 to
+# 19, big-endian); graphviz's default ellipses made them 3,600 to 4,100
+# pixels wide at TREE 5.
+n=0
+for png in "$TEST_TMP"/demo*/tree-*.png; do
+    [[ -e $png ]] || continue
+    w=$(od -An -tu1 -j16 -N4 "$png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4 }')
+    check "demo: $(basename "$png") fits a 1920-pixel screen ($w px)" \
+        test "$w" -le 1920
+    n=$((n + 1))
+done
+check "demo: at least one tree picture was drawn" test "$n" -ge 1
+
 # ---- kill_it's lock figures ----------------------------------------------
 # lock_line MODE NEVENTS NCLIENTS: sets l to kill_it's "lock:" line against
 # a fresh server of MODE (kill_it's whole output in $TEST_TMP/ki.MODE).

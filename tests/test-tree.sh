@@ -51,13 +51,14 @@ shape_ok() {
 }
 
 # The nodes drawn, as "slot colour label" lines (n12 [label="L, F", ...]).
-nodes_of() {
-    sed -n 's/^  n\([0-9]*\) \[label="\([^"]*\)", fillcolor=\([a-z]*\).*/\1 \3 \2/p' "$1"
+nodes_of() {      # slot, colour, "Last, First" (drawn on two lines)
+    sed -n 's/^  n\([0-9]*\) \[label="\([^"]*\)", fillcolor=\([a-z]*\).*/\1 \3 \2/p' "$1" |
+        sed 's/,\\n/, /'
 }
 
 # The sum of the "+ N more" boxes' N.
 hidden_of() {
-    sed -n 's/^  h[0-9]* \[label="+ \([0-9]*\) more".*/\1/p' "$1" |
+    sed -n 's/^  h[0-9]* \[label="+\([0-9]*\)\\nmore".*/\1/p' "$1" |
         awk '{ s += $1 } END { print s + 0 }'
 }
 
@@ -100,8 +101,8 @@ case_known_tree() {
 
     tree "$SRV_PORT" "TREE 2" "$out.2"
     expect_eq "$MODE: TREE 2: three nodes, boxes for 1 and 3 more" \
-        "$(nodes_of "$out.2" | wc -l) $(grep -o '^  h[67] \[label="+ [0-9] more"' "$out.2" | paste -sd' ')" \
-        '3   h6 [label="+ 1 more"   h7 [label="+ 3 more"'
+        "$(nodes_of "$out.2" | wc -l) $(grep -o '^  h[67] \[label="+[0-9]\\nmore"' "$out.2" | paste -sd' ')" \
+        '3   h6 [label="+1\nmore"   h7 [label="+3\nmore"'
     dot_ok "$MODE: TREE 2 renders" "$out.2"
 }
 
@@ -404,7 +405,7 @@ else
         ok "nolock: TREE marks a node # SKIP only nodes were lost: nothing to mark"
     else
         check "nolock: TREE marks $marked nodes or boxes, with the rule" \
-            grep -qE 'penwidth=4, xlabel="(below: )?[a-z]' "$RACE.tree"
+            grep -qE 'penwidth=4, xlabel=<<font color="#b00000">(below: )?[a-z]' "$RACE.tree"
     fi
 fi
 

@@ -179,7 +179,8 @@ static int prepare(struct killit *k)
     }
     if (k->preload && preload_clashes(&k->names)) {
         fprintf(stderr, "kill_it: --preload: the last-name list has names "
-                "starting with %s, which preloading uses\n", PRELOAD_PREFIX);
+                "with a '%c', which preloading keeps for its own\n",
+                PRELOAD_MARK);
         return 2;
     }
     if (k->names.n < k->nclients) {

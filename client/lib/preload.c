@@ -7,21 +7,29 @@
 #include "preload.h"
 #include "proto.h"
 
+/* The parts of a preloaded last name: group's digits in base 26, lowest
+ * first, each a surname, at least two of them, joined by PRELOAD_MARK. */
+static const char *const parts[26] = {
+    "Adams", "Baker", "Clark", "Davis", "Evans", "Foster", "Grant", "Hayes",
+    "Irwin", "Jones", "Keller", "Lewis", "Moore", "Nash", "Owens", "Parker",
+    "Quinn", "Reed", "Shaw", "Turner", "Upton", "Vance", "Walsh", "Xavier",
+    "Young", "Zimmer",
+};
+
 void preload_entry(uint64_t i, struct person *e)
 {
     uint64_t group = i / NAMES_NFIRST, ssn = (i * 7919u + 12345u) % 1000000000u;
-    char suffix[16];
+    size_t len = 0;
     int n = 0;
 
-    /* group in base 26, lowest letter first, at least four letters */
-    do {
-        suffix[n++] = (char)('a' + group % 26);
-        group /= 26;
-    } while ((group > 0 || n < 4) && n < (int)sizeof(suffix) - 1);
-    suffix[n] = '\0';
-
     memset(e, 0, sizeof(*e));
-    snprintf(e->last, sizeof(e->last), "%s%s", PRELOAD_PREFIX, suffix);
+    do {
+        len += (size_t)snprintf(e->last + len, sizeof(e->last) - len, "%s%s",
+                                n ? (char[]){ PRELOAD_MARK, '\0' } : "",
+                                parts[group % 26]);
+        group /= 26;
+        n++;
+    } while ((group > 0 || n < 2) && len < sizeof(e->last) - 1);
     snprintf(e->first, sizeof(e->first), "%s", names_first[i % NAMES_NFIRST]);
     snprintf(e->ssn, sizeof(e->ssn), "%03u-%02u-%04u",
              (unsigned)(ssn / 1000000u) % 1000u, (unsigned)(ssn / 10000u % 100u),
@@ -31,9 +39,8 @@ void preload_entry(uint64_t i, struct person *e)
 
 int preload_clashes(const struct namelist *nl)
 {
-    size_t plen = strlen(PRELOAD_PREFIX);
     for (size_t i = 0; i < nl->n; i++)
-        if (strncmp(nl->name[i], PRELOAD_PREFIX, plen) == 0)
+        if (strchr(nl->name[i], PRELOAD_MARK))
             return 1;
     return 0;
 }
