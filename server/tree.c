@@ -1,8 +1,8 @@
 /* tree.c -- TREE [DEPTH]: the top levels of the store's tree as Graphviz
  * DOT (commands.h, docs/PROTOCOL.md), drawn by common/rbtree_dot.c.
  *
- * Each person is labelled "Last," and "First" on two lines, and nothing more: SSNs and ages
- * are personal data and never go into TREE. The nodes that break a rule of
+ * Each person is labelled "Last," and "First" on two lines, and nothing
+ * more: SSNs and ages are personal data and never go into TREE. The nodes that break a rule of
  * the tree are marked, as CHECK would find them.
  *
  * Like FIND, TREE copies what it needs out of the tree with the store held
