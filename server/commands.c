@@ -140,7 +140,7 @@ static void cmd_delete(struct session *s)
             s->journal_seq = m.seq;
         reply_ok(s);
     } else if (!journal_refused(s, rc)) {
-        reply_printf(s, "Error: No %s %s\n", s->req.first, s->req.last);
+        reply_printf(s, "Error: %s %s not found\n", s->req.first, s->req.last);
     }
 }
 
@@ -160,7 +160,7 @@ static void cmd_find(struct session *s)
     if (n)
         reply_put(s, line, n);
     else
-        reply_printf(s, "Error: No %s %s\n", s->req.first, s->req.last);
+        reply_printf(s, "Error: %s %s not found\n", s->req.first, s->req.last);
 }
 
 struct digest_walk {

@@ -72,9 +72,9 @@ static const struct rcase good[] = {
     { D_SSN, BOP_ADD, 7, "Error: f7 L7 already exists\n", BK_EXISTS, 1 },
     { D_SSN, BOP_FIND, 7, "L7, f7                         -- 123-45-6789"
                           "   30\n", BK_FOUND, 0 },
-    { D_SSN, BOP_FIND, 7, "Error: No f7 L7\r\n", BK_MISSING, 1 },
+    { D_SSN, BOP_FIND, 7, "Error: f7 L7 not found\r\n", BK_MISSING, 1 },
     { D_SSN, BOP_DELETE, 7, "OK\n", BK_DELETED, 0 },
-    { D_SSN, BOP_DELETE, 7, "Error: No f7 L7\n", BK_MISSING, 1 },
+    { D_SSN, BOP_DELETE, 7, "Error: f7 L7 not found\n", BK_MISSING, 1 },
     { D_SSN, BOP_ADD, 7, "Error: out of memory\n", BK_ERROR, 1 },
     { D_SSN, BOP_AUTH, 0, "OK\n", BK_STORED, 0 },
     { D_REDIS, BOP_ADD, 7, "+OK\r\n", BK_STORED, 0 },

@@ -84,7 +84,7 @@ START_TEST(test_frame_single_lines)
     ck_assert_int_eq(feed(&f, "OK"), 1);
     ck_assert(!f.error && !f.bad);
     frame_begin(&f, PROTO_DELETE);
-    ck_assert_int_eq(feed(&f, "Error: No Amy Smith"), 1);
+    ck_assert_int_eq(feed(&f, "Error: Amy Smith not found"), 1);
     ck_assert(f.error && !f.bad);
     frame_begin(&f, PROTO_COUNT);
     ck_assert_int_eq(feed(&f, "12x"), 1);

@@ -38,7 +38,7 @@ START_TEST(test_session_every_command)
     ck_assert_str_eq(talk("ADD John Smith 31 111-11-1111\n"),
                      "Error: John Smith already exists\n");
     ck_assert_str_eq(talk("FIND John Smith\n"), SMITH);
-    ck_assert_str_eq(talk("FIND No Body\n"), "Error: No No Body\n");
+    ck_assert_str_eq(talk("FIND No Body\n"), "Error: No Body not found\n");
     ck_assert_str_eq(talk("COUNT\n"), "2\n");
     ck_assert_str_eq(talk("CHECK\n"), "OK 2 entries, all invariants hold\n");
     ck_assert_str_eq(talk("PRINT\n"), HEAD DOE SMITH TAIL);
@@ -46,7 +46,7 @@ START_TEST(test_session_every_command)
     ck_assert_str_eq(talk("DIGEST\n"), "ffd591d4bfd47f2efa863c41588fb217"
                      "530184a91091a7bd66380199b5a7e3d2\n");
     ck_assert_str_eq(talk("DELETE John Smith\n"), "OK\n");
-    ck_assert_str_eq(talk("DELETE John Smith\n"), "Error: No John Smith\n");
+    ck_assert_str_eq(talk("DELETE John Smith\n"), "Error: John Smith not found\n");
     ck_assert_str_eq(talk("HELP\n"), proto_help_text);
     ck_assert_str_eq(talk("bogus\n"), "Error: Bad command: bogus\n");
     ck_assert_str_eq(talk("FIND John\n"), "Error: usage: FIND first last\n");
@@ -162,7 +162,7 @@ START_TEST(test_session_quiet_drops_ok_and_bye)
     session_stop();
     session_start_mode(LOCK_MODE_BUFFERED, 1);
     ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\nDELETE No One\n"
-                          "COUNT\nQUIT\n"), "Error: No No One\n1\n");
+                          "COUNT\nQUIT\n"), "Error: No One not found\n1\n");
     ck_assert_int_eq(sess->ending, 1);
 }
 END_TEST
@@ -216,7 +216,7 @@ START_TEST(test_session_batch_one_hold)
     const char *run = "ADD A One 1 111-11-1111\nFIND A One\nFIND B Two\n"
                       "COUNT\nDELETE A One\n";
     const char *replies = "OK\n" "One, A                         --"
-                          " 111-11-1111    1\n" "Error: No B Two\n1\nOK\n";
+                          " 111-11-1111    1\n" "Error: B Two not found\n1\nOK\n";
     uint64_t a0 = acquisitions();
 
     ck_assert_str_eq(talk(run), replies);

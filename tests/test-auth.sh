@@ -136,7 +136,7 @@ for mode in fine buffered; do
     SSN_IO=events start_server "$mode" --password-file "$PWFILE" || continue
     converse_str "$SRV_PORT" "AUTH $PW\nFIND A B\nFIND A B\nAUTH $WRONG\nFIND A B\nAUTH $PW\nCOUNT\nDONE\n" "$OUT"
     expect_eq "$mode, events: a wrong AUTH inside a batch of FINDs answered in order" \
-        "$(cat "$OUT")" $'OK\nError: No A B\nError: No A B\nError: invalid password\nError: No A B\nOK\n0\nBye'
+        "$(cat "$OUT")" $'OK\nError: A B not found\nError: A B not found\nError: invalid password\nError: A B not found\nOK\n0\nBye'
     stop_server "$SRV_PID"
     expect_eq "$mode, events: ... and the server was alive to stop cleanly" \
         "$STOP_RC" 0

@@ -88,7 +88,7 @@ bad() {
 bad "-c 0" "--connections: '0' is not a number of connections" -c 0
 bad "-P 5000" "--pipeline: '5000' is not a pipeline depth" -P 5000
 bad "-n 1x" "--requests: '1x' is not" -n 1x
-bad "--mix 1:2" "--mix: '1:2' is not ADD:FIND:DELETE weights" --mix 1:2
+bad "--mix 1:2" "--mix: '1:2' is not add=N,find=N,delete=N or A:F:D weights" --mix 1:2
 bad "--mix 0:0:0" "--mix: '0:0:0' is not" --mix 0:0:0
 bad "--mix 1:2:3:4" "--mix: '1:2:3:4' is not" --mix 1:2:3:4
 bad "--dialect memcached" "--dialect: 'memcached' is not a dialect" \

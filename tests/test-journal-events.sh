@@ -138,7 +138,7 @@ case_worker_answers_during_round() {
         read_line "$b" 10
         ms=$(elapsed_ms "$t0")
         expect_eq "$mode: during A's round, B's FIND answered" "$LINE" \
-            "Error: No Nobody Here"
+            "Error: Nobody Here not found"
         check "$mode: ... within 500 ms, not after the 1.5 s sync ($ms ms)" \
             test "$ms" -lt 500
         read_line "$a" 10
@@ -186,7 +186,7 @@ case_compact_does_not_block_worker() {
             read_line "$b" 10
             ms=$(elapsed_ms "$t0")
             expect_eq "$mode: during A's COMPACT, B's FIND answered" "$LINE" \
-                "Error: No Nobody Here"
+                "Error: Nobody Here not found"
             check "$mode: ... within 500 ms, not after the compaction ($ms ms)" \
                 test "$ms" -lt 500
             close_conn "$b"

@@ -126,7 +126,7 @@ after_restart() {
     # them as a failing disk may), so the unacknowledged ADD is there.
     # Either is allowed: it was never acknowledged.
     if [[ $op == write ]]; then
-        third="Error: No P3 Fault"
+        third="Error: P3 Fault not found"
     else
         third=$(print_line $(person 3))
     fi

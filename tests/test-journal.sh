@@ -29,7 +29,7 @@ case_restart_keeps() {
             restart "$mode" --journal "$J" --fsync "$pol" || continue
             got=$(ask "$SRV_PORT" 'COUNT\nFIND Jane Doe\nFIND John Smith\nCHECK\n')
             expect_eq "$mode --fsync $pol: a restart keeps every change" \
-                "$got" "$(printf '2\n%s\nError: No John Smith\nOK 2 entries, all invariants hold' \
+                "$got" "$(printf '2\n%s\nError: John Smith not found\nOK 2 entries, all invariants hold' \
                           "$(print_line Jane Doe 40 111-22-3333)")"
             stop_server "$SRV_PID"
         }

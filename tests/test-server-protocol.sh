@@ -37,14 +37,14 @@ r_add() {                       # FIRST LAST AGE SSN
 }
 r_delete() {
     req "DELETE $1 $2"
-    if model_delete "$1" "$2"; then want "OK"; else want "Error: No $1 $2"; fi
+    if model_delete "$1" "$2"; then want "OK"; else want "Error: $1 $2 not found"; fi
 }
 r_find() {
     local v
     req "FIND $1 $2"
     v=${MODEL["$2 $1"]-}
     if [[ -n $v ]]; then print_line "$1" "$2" $v >>"$EXP"
-    else want "Error: No $1 $2"; fi
+    else want "Error: $1 $2 not found"; fi
 }
 r_count() { req "${1:-COUNT}"; model_count >>"$EXP"; }
 r_print() { req "${1:-PRINT}"; model_print >>"$EXP"; }
@@ -112,7 +112,7 @@ case_basic() {
     req "ADD John Doe 43 111-11-1111"
     want "Error: John Doe already exists"
     req "DELETE No Body"
-    want "Error: No No Body"
+    want "Error: No Body not found"
     r_done
     run "FIND lines and error texts, literally"
     expect_eq "$MODE: dump order is last then first, bytewise" \
@@ -200,7 +200,7 @@ case_any_case() {
     r_print Print
     r_digest dIgEsT
     req "dElEtE Case Two"; model_delete Case Two; want OK
-    req "find Case Two"; want "Error: No Case Two"
+    req "find Case Two"; want "Error: Case Two not found"
     r_done Done
     run "commands in any case"
 }

@@ -132,14 +132,16 @@ static int line_ends(const char *line, size_t len, const char *suffix)
     return len >= n && memcmp(line + len - n, suffix, n) == 0;
 }
 
-/* An "Error: " line: which kind it is for op. "Error: No f L" for FIND
- * and DELETE, "Error: f L already exists" for ADD; anything else (bad
- * fields, out of memory, too many connections) is an error. */
+/* An "Error: " line: which kind it is for op. "Error: f L not found" for
+ * FIND and DELETE ("Error: No f L" from servers before 0.3), "Error: f L
+ * already exists" for ADD; anything else (bad fields, out of memory, too
+ * many connections) is an error. */
 static enum bench_kind ssn_error_kind(enum bench_op op, const char *line,
                                       size_t len)
 {
     if ((op == BOP_FIND || op == BOP_DELETE) &&
-        proto_line_starts(line, len, PROTO_ERR_PREFIX "No "))
+        (line_ends(line, len, " not found") ||
+         proto_line_starts(line, len, PROTO_ERR_PREFIX "No ")))
         return BK_MISSING;
     if (op == BOP_ADD && line_ends(line, len, " already exists"))
         return BK_EXISTS;
