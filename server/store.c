@@ -191,8 +191,15 @@ int store_foreach_locked(const struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg)
 {
+    /* In nolock a race can link the tree into a cycle: a walk that meets
+     * more nodes than the tree could hold stops (-ELOOP), so a PRINT ends
+     * instead of streaming for ever. In the locked modes it never does. */
+    size_t left = 2 * st->tree.count + RB_MAX_DEPTH;
+
     STORE_ASSERT_HELD(st);
     for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
+        if (left-- == 0)
+            return -ELOOP;
         int rc = fn(RB_ENTRY(n, struct entry, node), arg);
         if (rc)
             return rc;

@@ -252,7 +252,8 @@ void store_reserve_locked(struct store *st, size_t n);
 const char *store_check_locked(const struct store *st);
 
 /* Calls fn on every entry in tree order; stops early when fn returns
- * non-zero and returns that value, else 0. */
+ * non-zero and returns that value, else 0; -ELOOP when the walk meets more
+ * nodes than the tree can hold (a cycle: nolock's races only). */
 int store_foreach_locked(const struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg);

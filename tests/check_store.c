@@ -237,6 +237,34 @@ START_TEST(test_store_foreach_stops_early)
 }
 END_TEST
 
+static int count_one(const struct entry *e, void *arg)
+{
+    (void)e;
+    ++*(size_t *)arg;
+    return 0;
+}
+
+/* A cycle (nolock's races can make one): the walk stops, bounded, instead
+ * of calling fn for ever (a PRINT that never ended kept the demo's nolock
+ * run going until kill_it's 60 s timeout). */
+START_TEST(test_store_foreach_stops_on_a_cycle)
+{
+    size_t calls = 0;
+
+    ck_assert_int_eq(add(new_entry("a", "a", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(add(new_entry("b", "b", 1, "123-45-6789")), 0);
+    ck_assert_int_eq(add(new_entry("c", "c", 1, "123-45-6789")), 0);
+    struct rb_node *last = rb_last(&st.tree);
+    last->right = st.tree.root;         /* rb_next(last) starts over */
+    ck_assert_int_eq(store_foreach_locked(&st, count_one, &calls), -ELOOP);
+    ck_assert_uint_le(calls, 2 * 3 + RB_MAX_DEPTH);
+    last->right = NULL;
+    calls = 0;
+    ck_assert_int_eq(store_foreach_locked(&st, count_one, &calls), 0);
+    ck_assert_uint_eq(calls, 3);
+}
+END_TEST
+
 START_TEST(test_store_check_reports_corruption)
 {
     ck_assert_int_eq(add(new_entry("a", "a", 1, "123-45-6789")), 0);
@@ -471,6 +499,7 @@ static Suite *store_suite(void)
     tcase_add_test(core, test_store_delete_returns_entry);
     tcase_add_test(core, test_store_foreach_tree_order);
     tcase_add_test(core, test_store_foreach_stops_early);
+    tcase_add_test(core, test_store_foreach_stops_on_a_cycle);
     tcase_add_test(core, test_store_pause_hook_runs_in_add_and_delete);
 
     tcase_add_test(errors, test_store_add_duplicate);
