@@ -304,7 +304,7 @@ static void verdict(const char *what, long long us, const struct hist *find)
 
 void print_fairness(const struct opts *o, const struct fair_result *fr)
 {
-    char p50[32], p99[32], x[32], y[32];
+    char p50[32], p99[32], pmax[32], x[32], y[32];
     uint64_t lo = UINT64_MAX, hi = 0;
     long long hlo = LLONG_MAX, hhi = -1;
 
@@ -335,10 +335,12 @@ void print_fairness(const struct opts *o, const struct fair_result *fr)
                fr->a_settle_s);
     fmt_pct(p50, sizeof p50, hist_percentile(&fr->find, 50));
     fmt_pct(p99, sizeof p99, hist_percentile(&fr->find, 99));
-    printf("%-44s %s / %s / %.3f (%llu FINDs in %.1f s)\n",
-           "B's FIND p50 / p99 / max", p50, p99,
-           time_ns_to_ms(fr->find.max), (unsigned long long)fr->find.count,
-           fr->b_seconds);
+    /* The max rounded as the percentiles are: a p99 rounded up to three
+     * digits once printed above a max given to the microsecond. */
+    fmt_pct(pmax, sizeof pmax, fr->find.max);
+    printf("%-44s %s / %s / %s (%llu FINDs in %.1f s)\n",
+           "B's FIND p50 / p99 / max", p50, p99, pmax,
+           (unsigned long long)fr->find.count, fr->b_seconds);
     if (fr->have_lock) {
         fmt_us(x, sizeof x, fr->hold_max_us);
         fmt_us(y, sizeof y, fr->wait_max_us);
