@@ -165,6 +165,11 @@ for io in threads events; do
     done < <(sed 's/, */\n/g' <<<"$lat")
     expect_eq "$io: five latencies, 3 significant digits each ($lat)" "$n" 5
     expect_eq "$io: nothing on stderr when it is no terminal" "$ERR" ""
+    # The default 1:8:1 mix misses often: a miss is "not found", an ADD of
+    # a present key "exists", and neither is called an error.
+    expect_match "$io: the text report counts misses apart from errors" \
+        "$(sed -n 's/^replies: *//p' <<<"$OUT")" \
+        '^stored [0-9]+, exists [0-9]+, found [0-9]+, deleted [0-9]+, not found [1-9][0-9]*, error 0$'
     stop_server "$SRV_PID"
 done
 
