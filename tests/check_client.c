@@ -127,6 +127,17 @@ START_TEST(test_frame_multi_line)
     frame_begin(&f, PROTO_HELP);
     ck_assert_int_eq(feed(&f, "END"), 1);
 
+    /* TREE's DOT runs to its END too, its "}" included. */
+    frame_begin(&f, PROTO_TREE);
+    ck_assert_int_eq(feed(&f, "digraph rbtree {"), 0);
+    ck_assert_int_eq(feed(&f, "}"), 0);
+    ck_assert_int_eq(feed(&f, "END"), 1);
+    ck_assert(!f.error && !f.bad);
+    frame_begin(&f, PROTO_TREE);
+    ck_assert_int_eq(feed(&f, "Error: bad depth: a whole number from 1 "
+                              "to 10"), 1);
+    ck_assert(f.error);
+
     /* A listing where none was asked for is still read to its end. */
     frame_begin(&f, PROTO_ADD);
     ck_assert_int_eq(feed(&f, head), 0);

@@ -93,7 +93,8 @@ int frame_line(struct framer *f, const char *line, size_t len)
             f->state = FRAME_PRINT;
             return 0;
         }
-        if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP) {
+        if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP ||
+            f->cmd == PROTO_TREE) {
             if (proto_line_is(line, len, PROTO_END))
                 break;
             f->state = FRAME_LIST;

@@ -2,8 +2,8 @@
  *
  * Every non-blank request gets exactly one reply, in order. Most replies
  * are one line; PRINT's runs from a line of 50 underscores to a line of 50
- * dashes, and STATS's and HELP's end at "END". Any reply may instead be one
- * "Error: ..." line. The framer is fed the reply lines of the request at the
+ * dashes, and STATS's, HELP's and TREE's end at "END". Any reply may
+ * instead be one "Error: ..." line. The framer is fed the reply lines of the request at the
  * head of the queue and says when that reply is complete; it also notes an
  * error reply and a reply whose shape is wrong for its request (garbage from
  * a broken server), without ever losing its place on bad input.
@@ -17,7 +17,7 @@ enum frame_state {
     FRAME_IDLE,                 /* between replies */
     FRAME_FIRST,                /* begun: waiting for the first line */
     FRAME_PRINT,                /* inside a PRINT listing */
-    FRAME_LIST,                 /* inside a STATS or HELP list */
+    FRAME_LIST,                 /* inside a STATS, HELP or TREE list */
 };
 
 struct framer {
