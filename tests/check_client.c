@@ -25,6 +25,7 @@
 #include "../client/lib/gen.h"
 #include "../client/lib/pipeline.h"
 #include "../client/lib/preload.h"
+#include "../client/lib/replykind.h"
 
 /* ---- hist --------------------------------------------------------------- */
 
@@ -143,6 +144,56 @@ START_TEST(test_frame_multi_line)
     ck_assert_int_eq(feed(&f, head), 0);
     ck_assert_int_eq(feed(&f, tail), 1);
     ck_assert_int_eq(f.bad, 1);
+}
+END_TEST
+
+/* ---- reply kinds --------------------------------------------------------- */
+
+static int kind(int cmd, const char *line)
+{
+    return replykind_of(cmd, line, strlen(line));
+}
+
+START_TEST(test_replykind_outcomes)
+{
+    ck_assert_int_eq(kind(PROTO_ADD, "OK"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_COUNT, "0"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_FIND, "Smith, Amy                     --"
+                                      " 123-45-6789   30"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: No Amy Smith"), RK_NOT_FOUND);
+    ck_assert_int_eq(kind(PROTO_DELETE, "Error: No Amy Smith"),
+                     RK_NOT_FOUND);
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: Amy Smith already exists"),
+                     RK_EXISTS);
+}
+END_TEST
+
+START_TEST(test_replykind_errors)
+{
+    /* The same words are real errors to the wrong request. */
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: No Amy Smith"), RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: Amy Smith already exists"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_INVALID, "Error: Bad command: No"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: bad SSN: must be DDD-DD-DDDD"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: authentication required"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: "), RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error"), RK_OK);   /* no ": " */
+    ck_assert_str_eq(replykind_name(RK_NOT_FOUND), "not found");
+    ck_assert_str_eq(replykind_name(RK_KINDS), "?");
+
+    /* The framer tags each reply with its kind. */
+    struct framer f;
+    frame_init(&f);
+    frame_begin(&f, PROTO_DELETE);
+    ck_assert_int_eq(feed(&f, "Error: No Amy Smith"), 1);
+    ck_assert_int_eq(f.kind, RK_NOT_FOUND);
+    frame_begin(&f, PROTO_DELETE);
+    ck_assert_int_eq(feed(&f, "OK"), 1);
+    ck_assert_int_eq(f.kind, RK_OK);
 }
 END_TEST
 
@@ -328,6 +379,8 @@ START_TEST(test_pipeline_fd_source)
     ck_assert_uint_eq(r.requests, 4);
     ck_assert_uint_eq(r.replies, 4);
     ck_assert_uint_eq(r.errors, 1);            /* BOGUS */
+    ck_assert_uint_eq(r.kinds[RK_ERROR], 1);
+    ck_assert_uint_eq(r.kinds[RK_OK], 3);
     ck_assert_uint_eq(r.bad, 0);
     close(fd);
     fake_stop(&f);
@@ -487,6 +540,8 @@ static Suite *client_suite(void)
     tcase_add_test(core, test_hist_percentiles);
     tcase_add_test(core, test_frame_single_lines);
     tcase_add_test(core, test_frame_multi_line);
+    tcase_add_test(core, test_replykind_outcomes);
+    tcase_add_test(core, test_replykind_errors);
     tcase_add_test(core, test_preload_people);
     suite_add_tcase(s, core);
 

@@ -5,7 +5,8 @@
  * dashes, and STATS's, HELP's and TREE's end at "END". Any reply may
  * instead be one "Error: ..." line. The framer is fed the reply lines of the request at the
  * head of the queue and says when that reply is complete; it also notes an
- * error reply and a reply whose shape is wrong for its request (garbage from
+ * error reply, the reply's kind (replykind.h: ok, not found, exists,
+ * error) and a reply whose shape is wrong for its request (garbage from
  * a broken server), without ever losing its place on bad input.
  */
 #ifndef SSN_CLIENT_FRAME_H
@@ -24,6 +25,7 @@ struct framer {
     enum frame_state state;
     int cmd;                    /* enum proto_cmd of the request answered */
     int error;                  /* this reply is an "Error: " line */
+    int kind;                   /* enum replykind, from its first line */
     int bad;                    /* lines of this reply with a wrong shape */
     size_t lines;               /* lines of this reply so far */
 };
