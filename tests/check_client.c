@@ -511,6 +511,60 @@ START_TEST(test_ctl_query)
 }
 END_TEST
 
+/* ctl_request's line callback: counts the lines and keeps the last. */
+struct got_lines {
+    int n;
+    char last[64];
+};
+
+static void got_line(void *arg, const char *line, size_t len)
+{
+    struct got_lines *g = arg;
+    g->n++;
+    snprintf(g->last, sizeof(g->last), "%.*s", (int)len, line);
+}
+
+START_TEST(test_ctl_request)
+{
+    struct fake f = { .print_lines = 5 };
+    struct ctl c;
+    struct framer fr;
+    struct got_lines g = { 0 };
+    fake_start(&f, FAKE_GOOD);
+    ck_assert_int_eq(ctl_open(&c, "127.0.0.1", f.port, 2000), 0);
+    /* A listing: the head, five people and the tail, and nothing more. */
+    ck_assert_int_eq(ctl_request(&c, "PRINT\n", 6, PROTO_PRINT, &fr,
+                                 got_line, &g), 0);
+    ck_assert_int_eq(g.n, 7);
+    ck_assert_str_eq(g.last, "--------------------------------------------------");
+    ck_assert(!fr.error && !fr.bad && fr.kind == RK_OK);
+    /* The next reply is the next request's: COUNT's "3". */
+    g.n = 0;
+    ck_assert_int_eq(ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr,
+                                 got_line, &g), 0);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_str_eq(g.last, "3");
+    ck_assert_int_eq(ctl_request(&c, "BOGUS\n", 6, PROTO_INVALID, &fr,
+                                 NULL, NULL), 0);
+    ck_assert(fr.error && fr.kind == RK_ERROR);
+    ctl_close(&c);
+    fake_stop(&f);
+
+    /* The server closes after five replies: the sixth request fails. */
+    struct fake h = { 0 };
+    fake_start(&h, FAKE_HANGUP);
+    ck_assert_int_eq(ctl_open(&c, "127.0.0.1", h.port, 2000), 0);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr,
+                                     NULL, NULL), 0);
+    int rc = ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr, NULL, NULL);
+    ck_assert(rc == -EPIPE || rc == -ECONNRESET);
+    ck_assert(strstr(c.err, "closed") || strstr(c.err, "reset"));
+    ctl_abandon(&c);
+    fake_stop(&h);
+}
+END_TEST
+
 START_TEST(test_preload_people)
 {
     struct person a, b;
@@ -551,6 +605,7 @@ static Suite *client_suite(void)
     tcase_add_test(net, test_pipeline_fd_source);
     tcase_add_test(net, test_pipeline_rate);
     tcase_add_test(net, test_ctl_query);
+    tcase_add_test(net, test_ctl_request);
     suite_add_tcase(s, net);
 
     TCase *errors = tcase_create("errors");
