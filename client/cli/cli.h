@@ -130,7 +130,8 @@ const char *cli_stat_format(const struct cli_stats *prev,
 /* ---- cli_signal.c ---------------------------------------------------------- */
 
 /* The first Ctrl-C (SIGINT) asks the running loop to stop: cli_stopped
- * turns 1; a second one ends the program at once. */
+ * turns 1; a second one, half a second later or more, ends the program at
+ * once. */
 void cli_stop_on_sigint(void);
 int cli_stopped(void);
 atomic_int *cli_stop_flag(void);        /* for pl_opts.stop */

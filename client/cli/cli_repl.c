@@ -69,7 +69,8 @@ static void history_path(struct repl *rp)
 }
 
 /* Writes the history to its file, created (or narrowed) to mode 0600: it
- * records what a person typed about other people. */
+ * records what a person typed about other people. (libedit's H_SAVE_FP
+ * narrows it too; this file does not count on that.) */
 static void history_save(struct repl *rp)
 {
     HistEvent ev;
