@@ -89,7 +89,6 @@ int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
         len--;
     memset(r, 0, sizeof(*r));
     r->cmd = proto_parse(line, len, &pr, &scratch);
-    OPENSSL_cleanse(&pr, sizeof(pr));   /* an AUTH's secret points in line */
     if (r->cmd == PROTO_BLANK)
         return 1;
     if (len > PROTO_MAX_LINE) {
