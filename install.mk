@@ -51,7 +51,7 @@ help:
 	@echo '  servers       bin/ssnserver-MODE for each lock mode, bin/ssnserver and ssnserver1..5'
 	@echo '  seams-servers build/seams/ssnserver-MODE: with the journal'"'"'s test seams, for the'
 	@echo '                tests only (part of all; never installed)'
-	@echo '  clients       bin/inputgen, bin/inclient, bin/kill_it and bin/ssn-bench'
+	@echo '  clients       bin/inputgen, bin/inclient, bin/kill_it, bin/ssn-bench and bin/ssn-cli'
 	@echo '  check         unit tests (check) and integration tests over real TCP'
 	@echo '  check-headers every header compiles on its own'
 	@echo '  demo          every mode under kill_it, one table and a plot (docs/DEMO.md)'

@@ -1,4 +1,5 @@
-# client/client.mk -- the load clients: inputgen, inclient, kill_it and ssn-bench.
+# client/client.mk -- the clients: inputgen, inclient, kill_it, ssn-bench and
+# ssn-cli.
 # Included by the top-level Makefile. Code the clients share (and the
 # unit tests) goes into $(CLIENT_LIB); each program's main() stays outside
 # it, because tests/tests.mk links the library into the unit-test runner.
@@ -7,12 +8,16 @@
 #   client/lib/     what the clients share (names, generator, pipeline, ...)
 #   client/bench/   ssn-bench
 #   client/killit/  kill_it
+#   client/cli/     ssn-cli
 #   client/*.c      the one-file programs, inputgen and inclient
 CLIENT_LIB_SRCS := $(wildcard client/lib/*.c)
 # ssn-bench's dialects and report are pure (bench.h): they go into the
 # library too, so tests/check_bench.c reaches them.
 CLIENT_LIB_SRCS += client/bench/bench_dialect.c client/bench/bench_resp.c \
                    client/bench/bench_memcache.c client/bench/bench_report.c
+# ssn-cli's pure parts likewise, for tests/check_cli.c.
+CLIENT_LIB_SRCS += client/cli/cli_opts.c client/cli/cli_text.c \
+                   client/cli/cli_statline.c
 CLIENT_LIB_OBJS := $(CLIENT_LIB_SRCS:%.c=$(BUILD)/%.o) \
                    $(BUILD)/client/lastnames_data.o
 CLIENT_LIB      := $(BUILD)/libssnclient.a
@@ -75,3 +80,24 @@ $(BENCH_FAKE): $(BUILD)/client/bench/bench_fake.o
 PROGRAMS += $(SSN_BENCH) $(BENCH_FAKE)
 
 clients: $(SSN_BENCH)
+
+# ssn-cli: the command-line client for people (man/ssn-cli.1). Only its
+# prompt (cli_repl.c) uses libedit, and only ssn-cli links it: the servers'
+# PKGS do not name it. Recursively expanded, as PKGS are, so pkg-config
+# runs after tools/install-deps.
+EDIT_CFLAGS = $(shell pkg-config --cflags libedit 2>/dev/null)
+EDIT_LIBS   = $(shell pkg-config --libs libedit 2>/dev/null)
+SSN_CLI      := $(BIN)/ssn-cli
+SSN_CLI_OBJS := $(addprefix $(BUILD)/client/cli/,ssn_cli.o cli_signal.o \
+                cli_conn.o cli_repl.o cli_once.o cli_pipe.o cli_stat.o \
+                cli_latency.o)
+
+$(BUILD)/client/cli/cli_repl.o: CFLAGS_ALL += $(EDIT_CFLAGS)
+
+$(SSN_CLI): $(SSN_CLI_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS) $(EDIT_LIBS)
+
+CLIENT_PROGS += $(SSN_CLI)
+PROGRAMS += $(SSN_CLI)
+clients: $(SSN_CLI)

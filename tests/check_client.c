@@ -25,6 +25,7 @@
 #include "../client/lib/gen.h"
 #include "../client/lib/pipeline.h"
 #include "../client/lib/preload.h"
+#include "../client/lib/replykind.h"
 
 /* ---- hist --------------------------------------------------------------- */
 
@@ -127,11 +128,74 @@ START_TEST(test_frame_multi_line)
     frame_begin(&f, PROTO_HELP);
     ck_assert_int_eq(feed(&f, "END"), 1);
 
+    /* TREE's DOT runs to its END too, its "}" included. */
+    frame_begin(&f, PROTO_TREE);
+    ck_assert_int_eq(feed(&f, "digraph rbtree {"), 0);
+    ck_assert_int_eq(feed(&f, "}"), 0);
+    ck_assert_int_eq(feed(&f, "END"), 1);
+    ck_assert(!f.error && !f.bad);
+    frame_begin(&f, PROTO_TREE);
+    ck_assert_int_eq(feed(&f, "Error: bad depth: a whole number from 1 "
+                              "to 10"), 1);
+    ck_assert(f.error);
+
     /* A listing where none was asked for is still read to its end. */
     frame_begin(&f, PROTO_ADD);
     ck_assert_int_eq(feed(&f, head), 0);
     ck_assert_int_eq(feed(&f, tail), 1);
     ck_assert_int_eq(f.bad, 1);
+}
+END_TEST
+
+/* ---- reply kinds --------------------------------------------------------- */
+
+static int kind(int cmd, const char *line)
+{
+    return replykind_of(cmd, line, strlen(line));
+}
+
+START_TEST(test_replykind_outcomes)
+{
+    ck_assert_int_eq(kind(PROTO_ADD, "OK"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_COUNT, "0"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_FIND, "Smith, Amy                     --"
+                                      " 123-45-6789   30"), RK_OK);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: Amy Smith not found"),
+                     RK_NOT_FOUND);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: No Amy Smith"), RK_NOT_FOUND);
+    ck_assert_int_eq(kind(PROTO_DELETE, "Error: No Amy Smith"),
+                     RK_NOT_FOUND);
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: Amy Smith already exists"),
+                     RK_EXISTS);
+}
+END_TEST
+
+START_TEST(test_replykind_errors)
+{
+    /* The same words are real errors to the wrong request. */
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: No Amy Smith"), RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: Amy Smith already exists"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_INVALID, "Error: Bad command: No"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_ADD, "Error: bad SSN: must be DDD-DD-DDDD"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: authentication required"),
+                     RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error: "), RK_ERROR);
+    ck_assert_int_eq(kind(PROTO_FIND, "Error"), RK_OK);   /* no ": " */
+    ck_assert_str_eq(replykind_name(RK_NOT_FOUND), "not found");
+    ck_assert_str_eq(replykind_name(RK_KINDS), "?");
+
+    /* The framer tags each reply with its kind. */
+    struct framer f;
+    frame_init(&f);
+    frame_begin(&f, PROTO_DELETE);
+    ck_assert_int_eq(feed(&f, "Error: No Amy Smith"), 1);
+    ck_assert_int_eq(f.kind, RK_NOT_FOUND);
+    frame_begin(&f, PROTO_DELETE);
+    ck_assert_int_eq(feed(&f, "OK"), 1);
+    ck_assert_int_eq(f.kind, RK_OK);
 }
 END_TEST
 
@@ -317,6 +381,8 @@ START_TEST(test_pipeline_fd_source)
     ck_assert_uint_eq(r.requests, 4);
     ck_assert_uint_eq(r.replies, 4);
     ck_assert_uint_eq(r.errors, 1);            /* BOGUS */
+    ck_assert_uint_eq(r.kinds[RK_ERROR], 1);
+    ck_assert_uint_eq(r.kinds[RK_OK], 3);
     ck_assert_uint_eq(r.bad, 0);
     close(fd);
     fake_stop(&f);
@@ -447,6 +513,60 @@ START_TEST(test_ctl_query)
 }
 END_TEST
 
+/* ctl_request's line callback: counts the lines and keeps the last. */
+struct got_lines {
+    int n;
+    char last[64];
+};
+
+static void got_line(void *arg, const char *line, size_t len)
+{
+    struct got_lines *g = arg;
+    g->n++;
+    snprintf(g->last, sizeof(g->last), "%.*s", (int)len, line);
+}
+
+START_TEST(test_ctl_request)
+{
+    struct fake f = { .print_lines = 5 };
+    struct ctl c;
+    struct framer fr;
+    struct got_lines g = { 0 };
+    fake_start(&f, FAKE_GOOD);
+    ck_assert_int_eq(ctl_open(&c, "127.0.0.1", f.port, 2000), 0);
+    /* A listing: the head, five people and the tail, and nothing more. */
+    ck_assert_int_eq(ctl_request(&c, "PRINT\n", 6, PROTO_PRINT, &fr,
+                                 got_line, &g), 0);
+    ck_assert_int_eq(g.n, 7);
+    ck_assert_str_eq(g.last, "--------------------------------------------------");
+    ck_assert(!fr.error && !fr.bad && fr.kind == RK_OK);
+    /* The next reply is the next request's: COUNT's "3". */
+    g.n = 0;
+    ck_assert_int_eq(ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr,
+                                 got_line, &g), 0);
+    ck_assert_int_eq(g.n, 1);
+    ck_assert_str_eq(g.last, "3");
+    ck_assert_int_eq(ctl_request(&c, "BOGUS\n", 6, PROTO_INVALID, &fr,
+                                 NULL, NULL), 0);
+    ck_assert(fr.error && fr.kind == RK_ERROR);
+    ctl_close(&c);
+    fake_stop(&f);
+
+    /* The server closes after five replies: the sixth request fails. */
+    struct fake h = { 0 };
+    fake_start(&h, FAKE_HANGUP);
+    ck_assert_int_eq(ctl_open(&c, "127.0.0.1", h.port, 2000), 0);
+    for (int i = 0; i < 5; i++)
+        ck_assert_int_eq(ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr,
+                                     NULL, NULL), 0);
+    int rc = ctl_request(&c, "COUNT\n", 6, PROTO_COUNT, &fr, NULL, NULL);
+    ck_assert(rc == -EPIPE || rc == -ECONNRESET);
+    ck_assert(strstr(c.err, "closed") || strstr(c.err, "reset"));
+    ctl_abandon(&c);
+    fake_stop(&h);
+}
+END_TEST
+
 START_TEST(test_preload_people)
 {
     struct person a, b;
@@ -479,6 +599,8 @@ static Suite *client_suite(void)
     tcase_add_test(core, test_hist_percentiles);
     tcase_add_test(core, test_frame_single_lines);
     tcase_add_test(core, test_frame_multi_line);
+    tcase_add_test(core, test_replykind_outcomes);
+    tcase_add_test(core, test_replykind_errors);
     tcase_add_test(core, test_preload_people);
     suite_add_tcase(s, core);
 
@@ -488,6 +610,7 @@ static Suite *client_suite(void)
     tcase_add_test(net, test_pipeline_fd_source);
     tcase_add_test(net, test_pipeline_rate);
     tcase_add_test(net, test_ctl_query);
+    tcase_add_test(net, test_ctl_request);
     suite_add_tcase(s, net);
 
     TCase *errors = tcase_create("errors");

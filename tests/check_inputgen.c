@@ -450,6 +450,30 @@ START_TEST(test_cli_parsers)
 }
 END_TEST
 
+START_TEST(test_cli_password_check)
+{
+    static char longest[CLI_PASSWORD_MAX + 2];
+
+    ck_assert_ptr_null(cli_password_check("s3cret", 6));
+    ck_assert_str_eq(cli_password_check("", 0), "is empty");
+    ck_assert_ptr_nonnull(strstr(cli_password_check("two words", 9),
+                                 "space or tab"));
+    ck_assert_ptr_nonnull(strstr(cli_password_check("tab\tbed", 7),
+                                 "space or tab"));
+    ck_assert_str_eq(cli_password_check("new\nline", 8),
+                     "has a control character");
+    ck_assert_str_eq(cli_password_check("del\x7f", 4),
+                     "has a control character");
+    memset(longest, 'x', sizeof(longest) - 1);
+    ck_assert_ptr_null(cli_password_check(longest, CLI_PASSWORD_MAX));
+    ck_assert_ptr_nonnull(strstr(cli_password_check(longest,
+                                                    CLI_PASSWORD_MAX + 1),
+                                 "too long"));
+    /* UTF-8 is one word like any other. */
+    ck_assert_ptr_null(cli_password_check("p\xc3\xa4ss", 5));
+}
+END_TEST
+
 static Suite *inputgen_suite(void)
 {
     Suite *s = suite_create("inputgen");
@@ -471,6 +495,7 @@ static Suite *inputgen_suite(void)
     tcase_add_test(errors, test_names_parse);
     tcase_add_test(errors, test_names_bundled);
     tcase_add_test(errors, test_cli_parsers);
+    tcase_add_test(errors, test_cli_password_check);
     suite_add_tcase(s, errors);
     return s;
 }

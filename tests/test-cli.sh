@@ -6,7 +6,7 @@
 # installed programs and pages work, and `make uninstall' leaves no file.
 source "$(dirname "$0")/lib/common.sh"
 
-PROGS=(inputgen inclient kill_it bench-hash bench-log bench-wakeup bench-echo)
+PROGS=(inputgen inclient kill_it ssn-cli bench-hash bench-log bench-wakeup bench-echo)
 VERSION=$(sed -n 's/^#define SSN_VERSION *"\([^"]*\)".*/\1/p' common/version.h)
 SUITE=$(sed -n 's/^#define SSN_SUITE *"\([^"]*\)".*/\1/p' common/version.h)
 check "common/version.h defines SSN_VERSION and SSN_SUITE" \
@@ -28,6 +28,8 @@ for p in "${PROGS[@]}"; do
             "$OUT" "$p $VERSION ($SUITE)"
     done
     for h in --help -h; do
+        # ssn-cli's -h is the host, as redis-cli's: only --help is help.
+        [[ $p == ssn-cli && $h == -h ]] && continue
         run "$BIN/$p" $h
         expect_eq "$p $h: exit 0" "$RC" 0
         expect_match "$p $h: usage on stdout, nothing on stderr" \
@@ -76,6 +78,9 @@ bad_value "inclient --timeout=-1" --timeout -1 "$BIN/inclient" --timeout=-1 127.
 bad_value "inclient PORT 99999" PORT 99999 "$BIN/inclient" 127.0.0.1 99999 10 1
 bad_value "kill_it --preload abc" --preload abc "$BIN/kill_it" --preload abc 127.0.0.1 1 10 1
 bad_value "kill_it NCLIENTS 0" NCLIENTS 0 "$BIN/kill_it" 127.0.0.1 1 10 0
+bad_value "ssn-cli -p 99999" --port 99999 "$BIN/ssn-cli" -p 99999 COUNT
+bad_value "ssn-cli --latency --count 0" --count 0 "$BIN/ssn-cli" --latency --count 0
+bad_value "ssn-cli -r 0 (the --repeat short form)" --repeat 0 "$BIN/ssn-cli" -r 0 COUNT
 bad_value "bench-hash --count abc" --count abc "$BIN/bench-hash" --count abc
 bad_value "bench-hash -n abc (short form)" --count abc "$BIN/bench-hash" -n abc
 bad_value "bench-hash --repeat 5000" --repeat 5000 "$BIN/bench-hash" --repeat 5000
@@ -132,7 +137,7 @@ expect_eq "installed ssnserver is a link to ssnserver-buffered" \
 run "$ib/ssnserver" -V
 expect_match "installed ssnserver runs the buffered build" "$RC:$OUT" \
     "^0:.*lock mode buffered "
-for page in ssnserver inputgen inclient kill_it ssnserver-fine; do
+for page in ssnserver inputgen inclient kill_it ssn-cli ssnserver-fine; do
     f=$mp/man1/$page.1
     MANWIDTH=80 MANPAGER=cat PAGER=cat man -l "$f" >"$TEST_TMP/page" \
         2>"$TEST_TMP/page.err"

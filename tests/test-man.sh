@@ -6,7 +6,7 @@
 # tools/install-deps.
 source "$(dirname "$0")/lib/common.sh"
 
-PAGES=(ssnserver inputgen inclient kill_it ssn-bench)
+PAGES=(ssnserver inputgen inclient kill_it ssn-bench ssn-cli)
 
 have_mandoc=1 have_man=1
 command -v mandoc >/dev/null 2>&1 || have_mandoc=0

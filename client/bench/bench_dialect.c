@@ -8,6 +8,7 @@
 #include <string.h>
 #include "bench.h"
 #include "proto.h"
+#include "replykind.h"
 
 #define SSN_AGE  30                     /* every person's age */
 #define SSN_SSN  "123-45-6789"          /* and SSN */
@@ -126,26 +127,23 @@ static size_t ssn_build(enum bench_op op, uint64_t key, const char *password,
     return n > 0 && n < BENCH_REQ_MAX ? (size_t)n : 0;
 }
 
-static int line_ends(const char *line, size_t len, const char *suffix)
-{
-    size_t n = strlen(suffix);
-    return len >= n && memcmp(line + len - n, suffix, n) == 0;
-}
-
-/* An "Error: " line: which kind it is for op. "Error: f L not found" for
- * FIND and DELETE ("Error: No f L" from servers before 0.3), "Error: f L
- * already exists" for ADD; anything else (bad fields, out of memory, too
- * many connections) is an error. */
+/* An "Error: " line: which kind it is for op, as every client counts
+ * them (replykind.h): "Error: f L not found" to FIND and DELETE is a
+ * missing key,
+ * "Error: f L already exists" to ADD an existing one; anything else (bad
+ * fields, out of memory, too many connections) is an error. */
 static enum bench_kind ssn_error_kind(enum bench_op op, const char *line,
                                       size_t len)
 {
-    if ((op == BOP_FIND || op == BOP_DELETE) &&
-        (line_ends(line, len, " not found") ||
-         proto_line_starts(line, len, PROTO_ERR_PREFIX "No ")))
-        return BK_MISSING;
-    if (op == BOP_ADD && line_ends(line, len, " already exists"))
-        return BK_EXISTS;
-    return BK_ERROR;
+    static const int cmd[] = {
+        [BOP_ADD] = PROTO_ADD, [BOP_FIND] = PROTO_FIND,
+        [BOP_DELETE] = PROTO_DELETE, [BOP_AUTH] = PROTO_AUTH,
+    };
+    switch (replykind_of(cmd[op], line, len)) {
+    case RK_NOT_FOUND: return BK_MISSING;
+    case RK_EXISTS: return BK_EXISTS;
+    default: return BK_ERROR;
+    }
 }
 
 /* FIND's answer for key: PRINT's entry line (docs/PROTOCOL.md). */

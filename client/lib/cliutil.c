@@ -8,6 +8,9 @@
 #include "cliutil.h"
 #include "version.h"
 
+#define STR_(x) #x              /* a macro's value as a string literal */
+#define STR(x)  STR_(x)
+
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
     uint64_t v = 0, mult = 1;
@@ -206,6 +209,21 @@ const char *cli_arg_seed(const char *arg, uint64_t *out)
            ? "a non-negative integer below 2^64" : NULL;
 }
 
+const char *cli_password_check(const char *pw, size_t n)
+{
+    if (n == 0)
+        return "is empty";
+    if (memchr(pw, ' ', n) || memchr(pw, '\t', n))
+        return "has a space or tab (AUTH takes one word)";
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)pw[i] < 0x20 || pw[i] == 0x7f)
+            return "has a control character";
+    if (n > CLI_PASSWORD_MAX)
+        return "is too long (\"AUTH password\" must fit in one request "
+               "line of " STR(PROTO_MAX_LINE) " bytes)";
+    return NULL;
+}
+
 int cli_password_load(const char *path, char *out, size_t cap, char *err,
                       size_t errlen)
 {
@@ -228,16 +246,16 @@ int cli_password_load(const char *path, char *out, size_t cap, char *err,
         goto out;
     }
     size_t n = strcspn(line, "\r\n");
+    const char *bad = n ? cli_password_check(line, n) : NULL;
     if (n == 0)
         snprintf(err, errlen, "--password-file: %s has no password on its "
                  "first line", path);
-    else if (n != strcspn(line, " \t\r\n"))
-        snprintf(err, errlen, "--password-file: the password in %s has a "
-                 "space or tab (AUTH takes one word)", path);
-    else if (n > CLI_PASSWORD_MAX || n >= cap)
-        snprintf(err, errlen, "--password-file: the password in %s is over "
-                 "%d bytes (AUTH must fit in one request line)", path,
-                 CLI_PASSWORD_MAX);
+    else if (bad)
+        snprintf(err, errlen, "--password-file: the password in %s %s", path,
+                 bad);
+    else if (n >= cap)
+        snprintf(err, errlen, "--password-file: the password in %s does "
+                 "not fit in %zu bytes", path, cap - 1);
     else {
         memcpy(out, line, n);
         out[n] = '\0';
@@ -256,10 +274,15 @@ int cli_getopt(const struct cli_prog *p, int argc, char **argv,
      * short name for the call, so every line starts the same way whatever
      * path the program was run by. */
     char *argv0 = argv[0];
+    int idx = -1;               /* set only when a long option matched */
     argv[0] = (char *)p->name;
-    int c = getopt_long(argc, argv, shortopts, longopts, NULL);
+    int c = getopt_long(argc, argv, shortopts, longopts, &idx);
     argv[0] = argv0;
 
+    const char *h = strchr(shortopts, 'h');
+    if (c == 'h' && h && h[1] == ':' &&
+        !(idx >= 0 && strcmp(longopts[idx].name, "help") == 0))
+        return c;               /* -h VALUE, or a long form of it */
     switch (c) {
     case 'h':
         p->usage(stdout);

@@ -67,6 +67,14 @@ const char *cli_arg_port(const char *arg);                     /* PORT */
 const char *cli_arg_events(const char *arg, uint64_t *out);    /* NEVENTS */
 const char *cli_arg_seed(const char *arg, uint64_t *out);      /* SEED */
 
+/* Whether the n bytes at pw can be a password: 1 to CLI_PASSWORD_MAX
+ * bytes, one word (no space or tab) and no control byte, so that
+ * "AUTH password" is one request line. Returns NULL, or what is wrong,
+ * to complete "the password ...": "is empty", "has a space or tab (AUTH
+ * takes one word)", "has a control character", "is too long (...)".
+ * Never quotes the password. */
+const char *cli_password_check(const char *pw, size_t n);
+
 /* --password-file: the password is the first line of path without its
  * "\r\n", one word (no space or tab), 1 to CLI_PASSWORD_MAX bytes: the
  * server's own rules for its --password-file, so one file serves both.
@@ -86,7 +94,8 @@ struct cli_prog {
 /* getopt_long over argv with the suite's conventions: "-h", "--help",
  * "-V" and "--version" are handled here (add 'h' and 'V' to shortopts and
  * rows for "help" and "version" to longopts, with those values) and exit
- * 0; getopt's own complaints (unknown option, missing value) start with
+ * 0 (with "h:" in shortopts, -h takes a value and is the program's own,
+ * as ssn-cli's -h HOST is redis-cli's: only --help prints the usage); getopt's own complaints (unknown option, missing value) start with
  * p->name rather than argv[0]. Returns the next option's value, -1 after
  * the last option, or '?' once a bad option was reported on stderr
  * (the caller then returns CLI_EXIT_USAGE). */

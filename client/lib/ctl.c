@@ -68,20 +68,33 @@ static int read_line(struct ctl *c, uint64_t deadline, char **line,
     }
 }
 
+static uint64_t request_deadline(const struct ctl *c)
+{
+    return time_now_ns() + (uint64_t)c->timeout_ms * TIME_NS_PER_MS;
+}
+
+/* Sends the n bytes of req (a whole request line; what names it in c->err)
+ * by deadline. Returns 0 or -errno. */
+static int send_request(struct ctl *c, const char *what, const char *req,
+                        size_t n, uint64_t deadline)
+{
+    int rc = net_send_all(c->fd, req, n, deadline, NULL, NULL);
+    if (rc)
+        snprintf(c->err, sizeof(c->err), "sending %s: %s", what,
+                 rc == -EPIPE ? "server closed the connection"
+                              : strerror(-rc));
+    return rc;
+}
+
 /* Sends the n bytes of req (a whole request line; what names it in c->err)
  * and reads one reply line into out. */
 static int exchange(struct ctl *c, const char *what, const char *req,
                     size_t n, char *out, size_t outlen)
 {
-    uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
-                        TIME_NS_PER_MS;
-    int rc = net_send_all(c->fd, req, n, deadline, NULL, NULL);
-    if (rc) {
-        snprintf(c->err, sizeof(c->err), "sending %s: %s", what,
-                 rc == -EPIPE ? "server closed the connection"
-                              : strerror(-rc));
+    uint64_t deadline = request_deadline(c);
+    int rc = send_request(c, what, req, n, deadline);
+    if (rc)
         return rc;
-    }
     char *line;
     size_t len;
     rc = read_line(c, deadline, &line, &len);
@@ -121,6 +134,26 @@ int ctl_query_block(struct ctl *c, const char *req,
         size_t len;
         if ((rc = read_line(c, deadline, &next, &len)) == 0)
             snprintf(line, sizeof(line), "%s", next);
+    }
+    return rc;
+}
+
+int ctl_request(struct ctl *c, const char *req, size_t len, int cmd,
+                struct framer *f, ctl_line_fn line_cb, void *arg)
+{
+    uint64_t deadline = request_deadline(c);
+    int rc = send_request(c, "the request", req, len, deadline);
+
+    frame_begin(f, cmd);
+    while (rc == 0) {
+        char *line;
+        size_t n;
+        if ((rc = read_line(c, deadline, &line, &n)) != 0)
+            break;
+        if (line_cb)
+            line_cb(arg, line, n);
+        if (frame_line(f, line, n))
+            break;
     }
     return rc;
 }

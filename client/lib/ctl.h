@@ -1,8 +1,9 @@
 /* ctl.h -- a short synchronous conversation with the server, for the
  * questions kill_it asks before and after a run (COUNT, CHECK, DIGEST),
- * and for the AUTH that opens every connection to a server with a
- * password (kill_it's and inclient's, pipeline.c's too).
- * One request, one single-line reply, every wait bounded by the time limit
+ * for the AUTH that opens every connection to a server with a
+ * password (kill_it's and inclient's, pipeline.c's too), and for ssn-cli's
+ * requests, whose replies may be many lines (ctl_request).
+ * One request, one reply, every wait bounded by the time limit
  * given at ctl_open. Close it before other clients need the server: a
  * coarse server holds its lock, and a serial one its only slot, for as long
  * as a connection lives.
@@ -11,6 +12,7 @@
 #define SSN_CLIENT_CTL_H
 
 #include <stddef.h>
+#include "frame.h"
 #include "linereader.h"
 
 #define CTL_REPLY_MAX 1024      /* longest reply line accepted */
@@ -50,6 +52,23 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen);
  * block shares one time limit. */
 int ctl_query_block(struct ctl *c, const char *req,
                     void (*line_cb)(void *arg, const char *line), void *arg);
+
+/* What ctl_request hands each reply line to: len bytes at line, without
+ * the '\n', NUL-terminated, exactly as the server sent them (the callee
+ * makes them safe for a terminal if it prints them). */
+typedef void (*ctl_line_fn)(void *arg, const char *line, size_t len);
+
+/* Sends req, one request line of len bytes with its '\n', whose kind is
+ * cmd (an enum proto_cmd; never PROTO_BLANK, which gets no reply), and
+ * reads its whole reply: the lines f (frame.h) says belong to it, each
+ * passed to line_cb (may be NULL) as it comes. The whole reply shares one
+ * time limit. Returns 0 with f->error, f->kind and f->bad saying what the
+ * reply was; or -errno with the reason in c->err: -ETIMEDOUT, -EPIPE when
+ * the server closed before the reply ended, -ECONNRESET, -EPROTO for a
+ * line over CTL_REPLY_MAX. The request is never quoted in c->err (it may
+ * be an AUTH). */
+int ctl_request(struct ctl *c, const char *req, size_t len, int cmd,
+                struct framer *f, ctl_line_fn line_cb, void *arg);
 
 /* Says DONE, waits (bounded) for the server to close, then closes. */
 void ctl_close(struct ctl *c);

@@ -3,6 +3,7 @@
 #include "entry.h"
 #include "frame.h"
 #include "proto.h"
+#include "replykind.h"
 
 /* The length of PRINT's frame lines without their '\n'. */
 #define PRINT_RULE_LEN (sizeof(ENTRY_PRINT_HEAD) - 2)
@@ -17,6 +18,7 @@ void frame_begin(struct framer *f, int cmd)
     f->state = FRAME_FIRST;
     f->cmd = cmd;
     f->error = 0;
+    f->kind = RK_OK;
     f->bad = 0;
     f->lines = 0;
 }
@@ -83,6 +85,7 @@ int frame_line(struct framer *f, const char *line, size_t len)
     case FRAME_FIRST:
         if (proto_line_starts(line, len, PROTO_ERR_PREFIX)) {
             f->error = 1;
+            f->kind = replykind_of(f->cmd, line, len);
             break;
         }
         if (frame_is_print_head(line, len)) {
@@ -93,7 +96,8 @@ int frame_line(struct framer *f, const char *line, size_t len)
             f->state = FRAME_PRINT;
             return 0;
         }
-        if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP) {
+        if (f->cmd == PROTO_STATS || f->cmd == PROTO_HELP ||
+            f->cmd == PROTO_TREE) {
             if (proto_line_is(line, len, PROTO_END))
                 break;
             f->state = FRAME_LIST;

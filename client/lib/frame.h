@@ -2,10 +2,11 @@
  *
  * Every non-blank request gets exactly one reply, in order. Most replies
  * are one line; PRINT's runs from a line of 50 underscores to a line of 50
- * dashes, and STATS's and HELP's end at "END". Any reply may instead be one
- * "Error: ..." line. The framer is fed the reply lines of the request at the
+ * dashes, and STATS's, HELP's and TREE's end at "END". Any reply may
+ * instead be one "Error: ..." line. The framer is fed the reply lines of the request at the
  * head of the queue and says when that reply is complete; it also notes an
- * error reply and a reply whose shape is wrong for its request (garbage from
+ * error reply, the reply's kind (replykind.h: ok, not found, exists,
+ * error) and a reply whose shape is wrong for its request (garbage from
  * a broken server), without ever losing its place on bad input.
  */
 #ifndef SSN_CLIENT_FRAME_H
@@ -17,13 +18,14 @@ enum frame_state {
     FRAME_IDLE,                 /* between replies */
     FRAME_FIRST,                /* begun: waiting for the first line */
     FRAME_PRINT,                /* inside a PRINT listing */
-    FRAME_LIST,                 /* inside a STATS or HELP list */
+    FRAME_LIST,                 /* inside a STATS, HELP or TREE list */
 };
 
 struct framer {
     enum frame_state state;
     int cmd;                    /* enum proto_cmd of the request answered */
     int error;                  /* this reply is an "Error: " line */
+    int kind;                   /* enum replykind, from its first line */
     int bad;                    /* lines of this reply with a wrong shape */
     size_t lines;               /* lines of this reply so far */
 };

@@ -21,6 +21,7 @@
 #include "gen.h"
 #include "hist.h"
 #include "linereader.h"
+#include "replykind.h"
 
 #define PL_MAX_INFLIGHT 65536   /* requests sent and unanswered, at most */
 #define PL_BATCH_BYTES  16384   /* requests gathered into one send */
@@ -97,6 +98,9 @@ struct pl_result {
     uint64_t requests;          /* requests sent */
     uint64_t replies;           /* replies received complete */
     uint64_t errors;            /* replies that were "Error: ..." */
+    uint64_t kinds[RK_KINDS];   /* replies by kind (replykind.h): the
+                                   errors split into not found, exists and
+                                   real errors */
     uint64_t bad;               /* replies of the wrong shape, or unasked for */
     uint64_t bytes_out, bytes_in;
     uint64_t inflight_max;      /* most requests unanswered at once */

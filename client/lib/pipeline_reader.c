@@ -51,6 +51,7 @@ static void reply_done(struct pl *p, const struct framer *f,
     hist_record(p->lat, now > s->t_ns ? now - s->t_ns : 0);
     p->r->replies++;
     p->r->errors += f->error;
+    p->r->kinds[f->kind]++;
     p->r->bad += (f->bad || toolong);
     pthread_mutex_lock(&p->mu);
     p->tail++;
