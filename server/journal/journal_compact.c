@@ -10,7 +10,8 @@
  *    journal_close, asleep on j->compact_work until handed a snapshot,
  *    writes it to PATH.compact, syncs it, then copies what the rewrite
  *    buffer gathered meanwhile; no lock held while it writes. Sessions go
- *    on; the old journal stays the journal.
+ *    on; the old journal stays the journal. PATH.compact is locked as the
+ *    journal is (journal_owner.c) from its creation.
  * 3. The switch, a round only the flusher runs (rounds, one at a time under
  *    j->flushing, are the only writers of j->fd): it takes the
  *    rewrite buffer's last records and holds new appends back, writes
@@ -302,6 +303,12 @@ static void compact_one(struct journal *j, struct snapshot *sn)
                           O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
         err = errno;
         what = "cannot create the new file";
+    } else if ((err = journal_owner_lock(fd))) {
+        /* Locked before it can become the journal: whatever file the
+         * journal's name leads to, this server holds its lock, or a
+         * second server could start on it after the switch
+         * (journal_owner.c). */
+        what = "cannot lock the new file";
     } else {
         err = write_snapshot(sn, fd, &end);
     }
@@ -436,7 +443,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     }
     sw->renamed = 1;
     journal_seam_crash(JCRASH_RENAMED);
-    close(j->fd);
+    close(j->fd);                       /* its lock goes: sw->fd's holds */
     j->fd = sw->fd;                     /* only the round under way uses it */
     if ((sw->err = sync_dir(j->path)))
         sw->what = "journal directory sync failed";

@@ -61,7 +61,8 @@ enum jcompact_state {
 };
 
 struct journal {
-    int fd;
+    int fd;                     /* locked: this server owns the journal
+                                   (journal_owner.c) */
     char *path;
     enum journal_fsync fsync;
     struct store *store;
@@ -131,6 +132,17 @@ struct journal {
                                    next append tells its caller */
     uint64_t compactions;       /* finished with the new file in place */
 };
+
+/* One server per journal (journal_owner.c, whose opening comment tells
+ * why the lock holds across a compaction). open: opens path, creating it
+ * 0600, takes the exclusive lock before a byte is read, makes sure the
+ * name still leads to the locked file. Returns the descriptor, or -1
+ * after writing why into err (naming path, and the owner's PID when it
+ * can be found; nothing left open).
+ * lock: the same lock on fd (the compaction's new file, before it is
+ * renamed into place); returns 0 or the errno. */
+int journal_owner_open(const char *path, char *err, size_t errlen);
+int journal_owner_lock(int fd);
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
  * Returns 0, or the errno (EIO for a write of nothing). */

@@ -2,6 +2,7 @@
  * recovering from a torn or damaged tail, then starting the flusher
  * (journal.c) and the compactor (journal_compact.c); and closing it. The
  * test build's seams (journal_seams.h) are armed here, once, at open. The
+ * file is opened and locked by journal_owner.c before a byte is read. The
  * state is journal_int.h's struct journal; nothing here runs while the
  * flusher does but journal_close, which stops the compactor, then the
  * flusher, under j->lock before touching the file.
@@ -131,19 +132,17 @@ static long long replay(struct journal *j, const unsigned char *img,
     return (long long)r.good_end;
 }
 
-/* Opens (or creates) path as j's file and reads it whole into *img (the
- * caller's to free), a new file given its header first. Returns 0, or -1
- * after writing why into err. */
+/* Reads j's file (opened and locked, journal_owner_open) whole into *img
+ * (the caller's to free), a new file given its header first. Returns 0,
+ * or -1 after writing why into err. */
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
 {
-    int rc, fd;
+    int rc, fd = j->fd;
 
-    fd = j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || (rc = read_all(fd, img, len))) {
-        snprintf(err, errlen, "cannot open %s: %s", path,
-                 strerror(fd < 0 ? errno : rc));
+    if ((rc = read_all(fd, img, len))) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(rc));
         return -1;
     }
     if (*len == 0) {            /* a new journal */
@@ -259,6 +258,10 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
+    /* The lock first: a second server must neither read nor touch
+     * PATH.compact, which the owner may be writing. */
+    if ((j->fd = journal_owner_open(path, err, errlen)) < 0)
+        goto err;
     j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
     if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
