@@ -1,15 +1,17 @@
 #!/bin/bash
-# test-journal-owner.sh -- one server per journal
-# (server/journal/journal_owner.c): a second server on a journal in use
-# refuses to start (exit 1, naming the file and the owner's PID) and
-# changes nothing, while the first keeps working; the same after the
-# first COMPACTed; a restart works once the first is stopped, and after
-# kill -9 of it; a second server started in the middle of a compaction
-# leaves its PATH.compact alone (the test build's slow:N seam holds the
-# compaction open).
+# test-journal-owner.sh -- one server per journal, and files that hold
+# secrets kept private (server/journal/journal_owner.c): a second server on
+# a journal in use refuses to start (exit 1, naming the file and the
+# owner's PID) and changes nothing, while the first keeps working; the
+# same after the first COMPACTed; a restart works once the first is
+# stopped, and after kill -9 of it; a second server started in the middle
+# of a compaction leaves its PATH.compact alone (the test build's slow:N
+# seam holds the compaction open); a journal or a --password-file that
+# group or others have access to is refused with the chmod that fixes it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
+umask 077                       # what this script writes is private
 J=$TEST_TMP/people.journal
 
 # refused LABEL ERE ARGS...: an installed buffered server started with ARGS
@@ -148,6 +150,61 @@ case_during_compaction() {
     stop_server "$SRV_PID"
 }
 
+# The journal and the password file hold secrets: group or others must
+# have no access. A new journal is 0600 whatever the umask, and so is the
+# file a COMPACT puts in its place.
+case_modes() {
+    local before
+    rm -f "$J"
+    umask 000
+    start_server buffered --journal "$J" --fsync always
+    local rc=$?
+    umask 077
+    ((rc == 0)) || return
+    expect_eq "a new journal is made 0600, even with umask 000" \
+        "$(stat -c %a "$J")" 600
+    expect_eq "a COMPACTed journal is 0600 too" \
+        "$(ask "$SRV_PORT" 'ADD A One 1 111-11-1111\nCOMPACT\n')" $'OK\nOK'
+    expect_eq "a COMPACTed journal is 0600 too: its mode" \
+        "$(stat -c %a "$J")" 600
+    stop_server "$SRV_PID"
+    before=$(sha256sum <"$J")
+    chmod 644 "$J"
+    refused "a journal others can read (0644)" \
+        "ssnserver: --journal: permissions 0644 for $J are too open: group or others have access, and a journal holds SSNs; fix it with: chmod 600 $J" \
+        --journal "$J"
+    chmod 620 "$J"
+    refused "a journal the group can write (0620)" \
+        "ssnserver: --journal: permissions 0620 for $J are too open: .*chmod 600 $J" \
+        --journal "$J"
+    expect_eq "a refused journal is left as it was" "$(sha256sum <"$J")" "$before"
+    chmod 600 "$J"
+    if start_server buffered --journal "$J"; then
+        expect_eq "after chmod 600 the journal is accepted" \
+            "$(ask "$SRV_PORT" 'FIND A One\n')" \
+            "$(print_line A One 1 111-11-1111)"
+        stop_server "$SRV_PID"
+    fi
+
+    local pw=$TEST_TMP/password
+    printf 'Pass-Word.9\n' >"$pw"
+    chmod 644 "$pw"
+    refused "a password file others can read (0644)" \
+        "ssnserver: --password-file: permissions 0644 for $pw are too open: group or others have access; fix it with: chmod 600 $pw" \
+        --password-file "$pw"
+    chmod 640 "$pw"
+    refused "a password file the group can read (0640)" \
+        "ssnserver: --password-file: permissions 0640 for $pw are too open: .*chmod 600 $pw" \
+        --password-file "$pw"
+    chmod 600 "$pw"
+    if start_server buffered --password-file "$pw"; then
+        expect_eq "after chmod 600 the password file is accepted" \
+            "$(ask "$SRV_PORT" 'AUTH Pass-Word.9\nCOUNT\n')" $'OK\n0'
+        stop_server "$SRV_PID"
+    fi
+}
+
 case_two_servers
 case_during_compaction
+case_modes
 finish

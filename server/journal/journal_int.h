@@ -136,9 +136,10 @@ struct journal {
 /* One server per journal (journal_owner.c, whose opening comment tells
  * why the lock holds across a compaction). open: opens path, creating it
  * 0600, takes the exclusive lock before a byte is read, makes sure the
- * name still leads to the locked file. Returns the descriptor, or -1
- * after writing why into err (naming path, and the owner's PID when it
- * can be found; nothing left open).
+ * name still leads to the locked file and refuses a file group or others
+ * have access to. Returns the descriptor, or -1 after writing why into
+ * err (naming path, and the owner's PID when it can be found; nothing
+ * left open).
  * lock: the same lock on fd (the compaction's new file, before it is
  * renamed into place); returns 0 or the errno. */
 int journal_owner_open(const char *path, char *err, size_t errlen);

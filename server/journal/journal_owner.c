@@ -1,7 +1,7 @@
-/* journal_owner.c -- one server per journal: journal_open (journal_open.c)
- * opens the file here, and the compactor (journal_compact.c) locks its new
- * file here before it becomes the journal. No state of its own, no thread,
- * no lock of the journal's.
+/* journal_owner.c -- one server per journal, and a journal only its owner
+ * can read: journal_open (journal_open.c) opens the file here, and the
+ * compactor (journal_compact.c) locks its new file here before it becomes
+ * the journal. No state of its own, no thread, no lock of the journal's.
  *
  * The lock. A server holds an exclusive open file description lock
  * (fcntl F_OFD_SETLK, a write lock on the whole file) on the journal from
@@ -33,6 +33,11 @@
  *
  * Only the owner removes or writes PATH.compact: journal_open cleans a
  * leftover up only after journal_owner_open returned.
+ *
+ * The mode. The journal holds SSNs: a file that group or others may read
+ * or write (mode & 077) is refused at start-up, as ssh refuses a private
+ * key others can read, with the chmod that fixes it. A new journal is
+ * created 0600, as is the compaction's new file.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -188,6 +193,13 @@ int journal_owner_open(const char *path, char *err, size_t errlen)
                      OWNER_TRIES);
             return -1;
         }
+    }
+    if (held.st_mode & 077) {
+        snprintf(err, errlen, "permissions %04o for %s are too open: "
+                 "group or others have access, and a journal holds SSNs; "
+                 "fix it with: chmod 600 %s",
+                 (unsigned)(held.st_mode & 07777), path, path);
+        goto err;
     }
     return fd;
 err:
