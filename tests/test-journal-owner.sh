@@ -7,7 +7,9 @@
 # stopped, and after kill -9 of it; a second server started in the middle
 # of a compaction leaves its PATH.compact alone (the test build's slow:N
 # seam holds the compaction open); a journal or a --password-file that
-# group or others have access to is refused with the chmod that fixes it.
+# group or others have access to is refused with the chmod that fixes it;
+# a journal reached through a symbolic link is compacted in its target's
+# place, the link left a link.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
@@ -204,7 +206,45 @@ case_modes() {
     fi
 }
 
+# A journal reached through a symbolic link (relative, into another
+# directory): COMPACT replaces the target, in its directory, and the link
+# stays a link to it; a second server by the target's own name is refused;
+# a restart through the link finds every person.
+case_symlink() {
+    local dir=$TEST_TMP/data link=$TEST_TMP/link.journal target digest
+    target=$dir/people.journal
+    mkdir -p "$dir"
+    rm -f "$target" "$link"
+    ln -s data/people.journal "$link"
+    start_server buffered --journal "$link" --fsync always || return
+    load_churn "$SRV_PORT" 500
+    digest=$(ask "$SRV_PORT" 'DIGEST\n')
+    local before after
+    before=$(stat_field "$SRV_PORT" journal_size)
+    expect_eq "through a symbolic link: COMPACT answers OK" \
+        "$(ask "$SRV_PORT" 'COMPACT\n')" OK
+    after=$(stat_field "$SRV_PORT" journal_size)
+    second_refused "through a symbolic link, the target by its own name" \
+        "$SRV_PID" "$target"
+    stop_server "$SRV_PID"
+    check "through a symbolic link: the link is still a link" test -L "$link"
+    expect_eq "through a symbolic link: to the same target" \
+        "$(readlink "$link")" data/people.journal
+    check "through a symbolic link: the target is a regular file" \
+        test -f "$target" -a ! -L "$target"
+    expect_eq "through a symbolic link: the target is the compacted journal ($before bytes before)" \
+        "$(stat -c %s "$target")" "$after"
+    expect_eq "through a symbolic link: no new file left beside the link or the target" \
+        "$(ls "$TEST_TMP" "$dir" | grep -c '\.compact$')" 0
+    start_server buffered --journal "$link" --fsync always || return
+    expect_eq "through a symbolic link: a restart finds every person" \
+        "$(ask "$SRV_PORT" 'DIGEST\nCOUNT\nCHECK\n')" \
+        "$(printf '%s\n100\nOK 100 entries, all invariants hold' "$digest")"
+    stop_server "$SRV_PID"
+}
+
 case_two_servers
 case_during_compaction
 case_modes
+case_symlink
 finish

@@ -17,6 +17,8 @@
  *    rewrite buffer's last records and holds new appends back, writes
  *    them, syncs the new file, renames it over PATH and syncs the
  *    directory. A few milliseconds, whatever the store's size.
+ *    PATH here is j->real_path: through a symbolic link, the link's
+ *    target is replaced, in its own directory, and the link stays.
  * A crash before the rename leaves the old journal (PATH.compact is
  * removed at the next start); after it, the new one, which holds every
  * record any reply has waited for. A failure before the rename keeps the
@@ -431,7 +433,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     free(sw->rem.data);
     if (!sw->err) {
         journal_seam_crash(JCRASH_WRITTEN);
-        if (rename(j->compact_path, j->path)) {
+        if (rename(j->compact_path, j->real_path)) {
             sw->err = errno;
             sw->what = "cannot rename the new file into place";
         }
@@ -445,7 +447,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     journal_seam_crash(JCRASH_RENAMED);
     close(j->fd);                       /* its lock goes: sw->fd's holds */
     j->fd = sw->fd;                     /* only the round under way uses it */
-    if ((sw->err = sync_dir(j->path)))
+    if ((sw->err = sync_dir(j->real_path)))
         sw->what = "journal directory sync failed";
     sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
 }

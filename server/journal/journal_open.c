@@ -260,14 +260,20 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     hist_init(&j->wake_ns);
     /* The lock first: a second server must neither read nor touch
      * PATH.compact, which the owner may be writing. */
-    if ((j->fd = journal_owner_open(path, err, errlen)) < 0)
+    if ((j->fd = journal_owner_open(path, &j->real_path, err, errlen)) < 0)
         goto err;
-    j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
+    j->compact_path = malloc(strlen(j->real_path) +
+                             sizeof(JOURNAL_COMPACT_SUFFIX));
     if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
-    strcpy(stpcpy(j->compact_path, path), JOURNAL_COMPACT_SUFFIX);
+    strcpy(stpcpy(j->compact_path, j->real_path), JOURNAL_COMPACT_SUFFIX);
+    struct stat lsb;
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
+        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
+                    "the file a compaction replaces (the link stays)", path,
+                    j->real_path);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -297,6 +303,7 @@ err:
         free(j->buf[0].data);
         free(j->buf[1].data);
         free(j->compact_path);
+        free(j->real_path);
         free(j->path);
         free(j);
     }
@@ -350,6 +357,7 @@ void journal_close(struct journal *j)
     free(j->buf[1].data);
     free(j->compact_buf.data);
     free(j->compact_path);
+    free(j->real_path);
     free(j->path);
     free(j);
 }

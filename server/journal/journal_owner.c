@@ -161,11 +161,13 @@ static void say_in_use(int fd, const char *path, int rc,
                  "journal, one server)", path);
 }
 
-int journal_owner_open(const char *path, char *err, size_t errlen)
+int journal_owner_open(const char *path, char **real,
+                       char *err, size_t errlen)
 {
     struct stat held, named;
     int fd = -1, rc;
 
+    *real = NULL;
     for (int tries = 0;; tries++) {
         fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0) {
@@ -177,16 +179,25 @@ int journal_owner_open(const char *path, char *err, size_t errlen)
             say_in_use(fd, path, rc, err, errlen);
             goto err;
         }
+        /* Resolved once, after the lock: renames and the directory sync
+         * act on the file itself, a symbolic link left in place. */
+        if (!(*real = realpath(path, NULL))) {
+            snprintf(err, errlen, "cannot resolve %s: %s", path,
+                     strerror(errno));
+            goto err;
+        }
         if (fstat(fd, &held)) {
             snprintf(err, errlen, "cannot stat %s: %s", path,
                      strerror(errno));
             goto err;
         }
         /* The lock counts only if the name still leads to it (above). */
-        if (stat(path, &named) == 0 && named.st_dev == held.st_dev &&
+        if (stat(*real, &named) == 0 && named.st_dev == held.st_dev &&
             named.st_ino == held.st_ino)
             break;
         close(fd);
+        free(*real);
+        *real = NULL;
         if (tries + 1 == OWNER_TRIES) {
             snprintf(err, errlen, "%s is in use by another server (it was "
                      "replaced %d times while this one opened it)", path,
@@ -204,5 +215,7 @@ int journal_owner_open(const char *path, char *err, size_t errlen)
     return fd;
 err:
     close(fd);
+    free(*real);
+    *real = NULL;
     return -1;
 }
