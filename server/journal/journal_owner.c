@@ -26,11 +26,15 @@
  * and then meets the owner's lock on the new inode. Because of the rule,
  * a name that leads to a locked inode that this server locked means no
  * other server owns the journal. Locking the inode, not a name, also
- * makes two servers meet whatever names they use: a symbolic link, a hard
- * link, a bind mount. (A separate, never renamed PATH.lock would survive
- * the rename by itself, but two names of one journal would get two lock
- * files, and it would be one more file left beside the journal.)
+ * makes two servers meet whatever names they use: a symbolic link, a bind
+ * mount, a hard link (until a compaction: the new file does not have it,
+ * so it names the old journal from then on). A separate, never renamed
+ * PATH.lock would survive the rename by itself, but two names of one
+ * journal would get two lock files, and it would be one more file left
+ * beside the journal.
  *
+ * PATH above is the file's own path, every symbolic link resolved
+ * (j->real_path): the one the rename and the check after the lock use.
  * Only the owner removes or writes PATH.compact: journal_open cleans a
  * leftover up only after journal_owner_open returned.
  *
