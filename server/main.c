@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <openssl/crypto.h>
@@ -163,7 +164,10 @@ static int serve_stdin(void)
 }
 
 /* --password-file: its first line (without "\r\n") is the password; only
- * its SHA-256 is kept. Returns 0 or -1 after saying why. */
+ * its SHA-256 is kept. A regular file that group or others have access to
+ * is refused (sshd's StrictModes with a private key) before it is read;
+ * a pipe or a device is whatever the caller made it. Returns 0 or -1
+ * after saying why. */
 static int load_password(void)
 {
     char line[1024];
@@ -177,6 +181,16 @@ static int load_password(void)
     if (!f) {
         fprintf(stderr, "ssnserver: --password-file: cannot read %s: %s\n",
                 srv.opt.password_file, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (sb.st_mode & 077)) {
+        fprintf(stderr, "ssnserver: --password-file: permissions %04o for "
+                "%s are too open: group or others have access; fix it "
+                "with: chmod 600 %s\n", (unsigned)(sb.st_mode & 07777),
+                srv.opt.password_file, srv.opt.password_file);
+        fclose(f);
         return -1;
     }
     if (fgets(line, sizeof(line), f)) {

@@ -249,6 +249,80 @@ START_TEST(test_journal_compact_auto_due)
 }
 END_TEST
 
+/* One server per journal: a second open of a journal in use fails with
+ * one line naming the file, and so after each of two compactions replaced
+ * the file; once the first is closed it opens and finds everything. (The
+ * owner is this process, whose PID is not looked for: "another server".)
+ * A second open that fails leaves its store empty. */
+START_TEST(test_journal_one_owner)
+{
+    struct store st, st2;
+    char err[512], why[128], want[128];
+
+    snprintf(want, sizeof(want), "%s is in use by another server (one "
+             "journal, one server)", path);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    ck_assert_int_eq(store_init(&st2, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    add_and_delete(&st, 20, 10);
+    for (int round = 0; round < 3; round++) {
+        ck_assert_ptr_null(journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st2,
+                                        err, sizeof(err)));
+        ck_assert_str_eq(err, want);
+        ck_assert_uint_eq(count(&st2), 0);
+        if (round < 2)
+            ck_assert_int_eq(compact(&st, why, sizeof(why)), 0);
+    }
+    journal_close(j);
+    store_destroy(&st);
+
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &st2, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st2), 10);
+    journal_close(j);
+    store_destroy(&st2);
+}
+END_TEST
+
+/* A journal that group or others have access to is refused, with the
+ * chmod that fixes it, and left as it was; after the chmod it opens. */
+START_TEST(test_journal_mode_refused)
+{
+    struct store st;
+    char err[512], want[256];
+
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_mode & 0777, 0600);      /* made private */
+    ck_assert_int_eq(apply(&st, STORE_ADD, "Mode", "Check"), 0);
+    journal_close(j);
+    store_destroy(&st);
+
+    off_t size = file_size();
+    ck_assert_int_eq(chmod(path, 0640), 0);
+    snprintf(want, sizeof(want), "permissions 0640 for %s are too open: "
+             "group or others have access, and a journal holds SSNs; fix "
+             "it with: chmod 600 %s", path, path);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_FINE]), 0);
+    ck_assert_ptr_null(journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err,
+                                    sizeof(err)));
+    ck_assert_str_eq(err, want);
+    ck_assert_int_eq(file_size(), size);
+    ck_assert_int_eq(chmod(path, 0600), 0);
+    j = journal_open(path, JOURNAL_FSYNC_NO, 0, &st, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    ck_assert_uint_eq(count(&st), 1);
+    journal_close(j);
+    store_destroy(&st);
+}
+END_TEST
+
 static Suite *journal_file_suite(void)
 {
     Suite *s = suite_create("journal_file");
@@ -260,6 +334,8 @@ static Suite *journal_file_suite(void)
     tcase_add_test(tc, test_journal_compact_live_set);
     tcase_add_test(tc, test_journal_compact_failure_keeps_old);
     tcase_add_test(tc, test_journal_compact_auto_due);
+    tcase_add_test(tc, test_journal_one_owner);
+    tcase_add_test(tc, test_journal_mode_refused);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -191,6 +191,7 @@ fi
 # AUTH, and a server that turns connections away.
 printf 'sekrit\n' >"$TEST_TMP/pw"
 printf 'wrong\n' >"$TEST_TMP/pw2"
+chmod 600 "$TEST_TMP/pw"        # the server refuses one others can read
 if start_server buffered --password-file "$TEST_TMP/pw"; then
     run -p "$SRV_PORT" -n 100 -c 2
     expect_match "no password: exit 1, says the server wants one" "$RC:$ERR" \

@@ -108,6 +108,7 @@ case_damaged_middle() {
 case_foreign() {
     local f=$TEST_TMP/thesis.txt err rc
     printf 'chapter one\n' >"$f"
+    chmod 600 "$f"              # else refused for its mode before it is read
     err=$(timeout 5 "$BIN/ssnserver-fine" -p 0 --journal "$f" 2>&1 </dev/null); rc=$?
     expect_eq "a foreign file: refused" "$rc" 1
     expect_match "a foreign file: says why" "$err" "not an ssnserver journal"

@@ -10,12 +10,15 @@
  *    journal_close, asleep on j->compact_work until handed a snapshot,
  *    writes it to PATH.compact, syncs it, then copies what the rewrite
  *    buffer gathered meanwhile; no lock held while it writes. Sessions go
- *    on; the old journal stays the journal.
+ *    on; the old journal stays the journal. PATH.compact is locked as the
+ *    journal is (journal_owner.c) from its creation.
  * 3. The switch, a round only the flusher runs (rounds, one at a time under
  *    j->flushing, are the only writers of j->fd): it takes the
  *    rewrite buffer's last records and holds new appends back, writes
  *    them, syncs the new file, renames it over PATH and syncs the
  *    directory. A few milliseconds, whatever the store's size.
+ *    PATH here is j->real_path: through a symbolic link, the link's
+ *    target is replaced, in its own directory, and the link stays.
  * A crash before the rename leaves the old journal (PATH.compact is
  * removed at the next start); after it, the new one, which holds every
  * record any reply has waited for. A failure before the rename keeps the
@@ -302,6 +305,12 @@ static void compact_one(struct journal *j, struct snapshot *sn)
                           O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
         err = errno;
         what = "cannot create the new file";
+    } else if ((err = journal_owner_lock(fd))) {
+        /* Locked before it can become the journal: whatever file the
+         * journal's name leads to, this server holds its lock, or a
+         * second server could start on it after the switch
+         * (journal_owner.c). */
+        what = "cannot lock the new file";
     } else {
         err = write_snapshot(sn, fd, &end);
     }
@@ -424,7 +433,7 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     free(sw->rem.data);
     if (!sw->err) {
         journal_seam_crash(JCRASH_WRITTEN);
-        if (rename(j->compact_path, j->path)) {
+        if (rename(j->compact_path, j->real_path)) {
             sw->err = errno;
             sw->what = "cannot rename the new file into place";
         }
@@ -436,9 +445,9 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     }
     sw->renamed = 1;
     journal_seam_crash(JCRASH_RENAMED);
-    close(j->fd);
+    close(j->fd);                       /* its lock goes: sw->fd's holds */
     j->fd = sw->fd;                     /* only the round under way uses it */
-    if ((sw->err = sync_dir(j->path)))
+    if ((sw->err = sync_dir(j->real_path)))
         sw->what = "journal directory sync failed";
     sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
 }

@@ -61,8 +61,12 @@ enum jcompact_state {
 };
 
 struct journal {
-    int fd;
-    char *path;
+    int fd;                     /* locked: this server owns the journal
+                                   (journal_owner.c) */
+    char *path;                 /* as given: what messages name */
+    char *real_path;            /* path with every symbolic link resolved,
+                                   once, at open: the file compaction
+                                   replaces, beside which it writes */
     enum journal_fsync fsync;
     struct store *store;
     pthread_t flusher;
@@ -116,7 +120,7 @@ struct journal {
     size_t compact_snap_len;
     size_t compact_snap_people; /* how many people it holds */
     uint64_t compact_snap_ns;   /* how long it held the store lock */
-    char *compact_path;         /* path + ".compact" */
+    char *compact_path;         /* real_path + ".compact" */
     int compact_fd;             /* the new file while it is built */
     uint64_t compact_end;       /* its length so far */
     uint64_t compact_started;   /* compactions begun ... */
@@ -131,6 +135,19 @@ struct journal {
                                    next append tells its caller */
     uint64_t compactions;       /* finished with the new file in place */
 };
+
+/* One server per journal (journal_owner.c, whose opening comment tells
+ * why the lock holds across a compaction). open: opens path, creating it
+ * 0600, takes the exclusive lock before a byte is read, makes sure the
+ * name still leads to the locked file, resolves it (*real, the caller's
+ * to free) and refuses a file group or others have access to. Returns the
+ * descriptor, or -1 after writing why into err (naming path, and the
+ * owner's PID when it can be found; nothing left open or allocated).
+ * lock: the same lock on fd (the compaction's new file, before it is
+ * renamed into place); returns 0 or the errno. */
+int journal_owner_open(const char *path, char **real,
+                       char *err, size_t errlen);
+int journal_owner_lock(int fd);
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
  * Returns 0, or the errno (EIO for a write of nothing). */

@@ -2,6 +2,7 @@
  * recovering from a torn or damaged tail, then starting the flusher
  * (journal.c) and the compactor (journal_compact.c); and closing it. The
  * test build's seams (journal_seams.h) are armed here, once, at open. The
+ * file is opened and locked by journal_owner.c before a byte is read. The
  * state is journal_int.h's struct journal; nothing here runs while the
  * flusher does but journal_close, which stops the compactor, then the
  * flusher, under j->lock before touching the file.
@@ -131,19 +132,17 @@ static long long replay(struct journal *j, const unsigned char *img,
     return (long long)r.good_end;
 }
 
-/* Opens (or creates) path as j's file and reads it whole into *img (the
- * caller's to free), a new file given its header first. Returns 0, or -1
- * after writing why into err. */
+/* Reads j's file (opened and locked, journal_owner_open) whole into *img
+ * (the caller's to free), a new file given its header first. Returns 0,
+ * or -1 after writing why into err. */
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
 {
-    int rc, fd;
+    int rc, fd = j->fd;
 
-    fd = j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || (rc = read_all(fd, img, len))) {
-        snprintf(err, errlen, "cannot open %s: %s", path,
-                 strerror(fd < 0 ? errno : rc));
+    if ((rc = read_all(fd, img, len))) {
+        snprintf(err, errlen, "cannot read %s: %s", path, strerror(rc));
         return -1;
     }
     if (*len == 0) {            /* a new journal */
@@ -259,12 +258,22 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
-    j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
+    /* The lock first: a second server must neither read nor touch
+     * PATH.compact, which the owner may be writing. */
+    if ((j->fd = journal_owner_open(path, &j->real_path, err, errlen)) < 0)
+        goto err;
+    j->compact_path = malloc(strlen(j->real_path) +
+                             sizeof(JOURNAL_COMPACT_SUFFIX));
     if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
-    strcpy(stpcpy(j->compact_path, path), JOURNAL_COMPACT_SUFFIX);
+    strcpy(stpcpy(j->compact_path, j->real_path), JOURNAL_COMPACT_SUFFIX);
+    struct stat lsb;
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
+        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
+                    "the file a compaction replaces (the link stays)", path,
+                    j->real_path);
     if (open_image(j, path, &img, &len, err, errlen) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
@@ -294,6 +303,7 @@ err:
         free(j->buf[0].data);
         free(j->buf[1].data);
         free(j->compact_path);
+        free(j->real_path);
         free(j->path);
         free(j);
     }
@@ -347,6 +357,7 @@ void journal_close(struct journal *j)
     free(j->buf[1].data);
     free(j->compact_buf.data);
     free(j->compact_path);
+    free(j->real_path);
     free(j->path);
     free(j);
 }
