@@ -96,7 +96,7 @@ case_two_servers() {
         SSN_IO=$io restart "$mode" --journal "$J" --fsync always || continue
         expect_eq "$label, after COMPACTs: a restart finds every person" \
             "$(ask "$SRV_PORT" 'COUNT\nFIND A One\nFIND E Five\n')" \
-            "$(printf '4\nError: No A One\n'; print_line E Five 5 555-55-5555)"
+            "$(printf '4\nError: A One not found\n'; print_line E Five 5 555-55-5555)"
 
         expect_eq "$label: ADD, then kill -9" \
             "$(ask "$SRV_PORT" 'ADD F Six 6 666-66-6666\n')" OK
