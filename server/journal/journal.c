@@ -200,9 +200,11 @@ void journal_round_io(struct journal *j, struct flush_round *f,
         if (f->swc.renamed)
             return;             /* the records are in the new journal */
     }
-    if (f->n && !f->broken)
+    if (f->n && !f->broken) {
+        journal_seam_torn(j->fd, f->b->data, f->n, f->off);
         f->werr = journal_seam_fail(JFAIL_WRITE) ? EIO :
                   journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
+    }
     if (f->want_sync && !f->werr) {
         f->serr = sync_fd(j, &f->took);
         *last_sync = time_now_ns();
