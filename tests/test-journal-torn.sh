@@ -14,7 +14,11 @@
 #   the later record that says it had been synced), the file untouched;
 #   --journal-truncate is the way out. A bad last record after a kill -9
 #   is a torn tail, as ever; after a clean stop, whose MARK claims every
-#   record durable, it is refused.
+#   record durable, it is refused;
+# - a version 1 journal (tests/fixtures/v1.journal, written by the server
+#   of commit 728cda7: ADD Ada Lovelace, Alan Turing, Grace Hopper, DELETE
+#   Alan Turing, ADD Edsger Dijkstra, then SIGTERM) replays, takes new
+#   records in version 1, and COMPACT rewrites it as version 2.
 #
 # The requests go over connections this shell holds (/dev/tcp), one at a
 # time (each ADD a round of its own), as in test-journal-faults.sh.
@@ -209,6 +213,41 @@ case_damage_refused() {
         "damaged record at byte ${ends[3]} .*the record at byte ${ends[4]} was appended when the file was synced up to byte ${ends[4]}"
 }
 
+# The version 1 fixture: replayed; new records in version 1 until
+# COMPACT, which writes version 2; the people the same throughout.
+case_v1() {
+    local digest want
+    cp tests/fixtures/v1.journal "$J"
+    chmod 600 "$J"
+    expect_eq "v1 fixture: version 1 in its header" "$(byte_at "$J" 8)" 1
+    start_server fine --journal "$J" --fsync always || return
+    want=$(echo 3; print_line Ada Lovelace 36 123-45-6789
+           echo "Error: No Alan Turing"; print_line Edsger Dijkstra 72 444-55-6666)
+    expect_eq "v1 fixture: replayed" \
+        "$(ask "$SRV_PORT" 'COUNT\nFIND Ada Lovelace\nFIND Alan Turing\nFIND Edsger Dijkstra\n')" \
+        "$want"
+    expect_eq "v1: an ADD appended" \
+        "$(ask "$SRV_PORT" 'ADD Barbara Liskov 40 555-66-7777\n')" OK
+    restart fine --journal "$J" --fsync always || return
+    expect_eq "v1: still version 1 after a restart" "$(byte_at "$J" 8)" 1
+    expect_eq "v1: the ADD appended in version 1 replays" \
+        "$(ask "$SRV_PORT" 'COUNT\nFIND Barbara Liskov\n')" \
+        "$(echo 4; print_line Barbara Liskov 40 555-66-7777)"
+    digest=$(ask "$SRV_PORT" 'DIGEST\n')
+    expect_eq "v1: COMPACT" "$(ask "$SRV_PORT" 'COMPACT\n')" OK
+    expect_eq "v1: after COMPACT the file is version 2" "$(byte_at "$J" 8)" 2
+    expect_eq "v1: an ADD after COMPACT, in version 2" \
+        "$(ask "$SRV_PORT" 'ADD Frances Allen 50 666-77-8888\n')" OK
+    restart fine --journal "$J" --fsync always || return
+    expect_eq "v1: compacted, restarted: the same people and the ADD after" \
+        "$(ask "$SRV_PORT" 'DELETE Frances Allen\nDIGEST\n')" \
+        "$(echo OK; echo "$digest")"
+    stop_server "$SRV_PID"
+    expect_match "v1: the log said format 1 until the compaction" \
+        "$(cat "$TEST_TMP"/server*.err)" "format 1 until the next compaction"
+}
+
 case_torn_tail
 case_damage_refused
+case_v1
 finish
