@@ -8,10 +8,11 @@
  * later round's claim is refused, with the record that proves it; rounds
  * written but never synced (everysec) are cut together; records found by
  * chance in garbage, or whose claim is impossible, prove nothing; a MARK;
- * version 1 keeps its rule. Then on a real file through journal_open: a
- * version 1 journal that takes version 1 records until a compaction (with
- * appends during it) rewrites it as version 2, and a torn round written
- * by the journal's own rounds.
+ * version 1 keeps its rule; a header cut short starts empty. Then on a
+ * real file through journal_open: a header cut at 8 bytes, a version 1
+ * journal that takes version 1 records until a compaction (with appends
+ * during it) rewrites it as version 2, and a torn round written by the
+ * journal's own rounds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -350,6 +351,42 @@ START_TEST(test_recovery_v1_rule)
 }
 END_TEST
 
+/* A file no longer than a header holding a header's beginning (of either
+ * version), or zeros, was cut while it was created: start empty. Any
+ * other short file is foreign. */
+START_TEST(test_recovery_header_cut)
+{
+    unsigned char h[JREC_HEADER_LEN], z[JREC_HEADER_LEN] = { 0 };
+    struct jscan r;
+    int n = 0;
+
+    for (uint32_t v = JREC_VERSION_V1; v <= JREC_VERSION; v++) {
+        jrec_header_write_version(h, v);
+        for (size_t len = 0; len < JREC_HEADER_LEN; len++) {
+            ck_assert_int_eq(jrec_header_check(h, len), -ENODATA);
+            ck_assert_int_eq(jrec_scan(h, len, count_cb, &n, &r),
+                             JSCAN_HEADER_CUT);
+        }
+        ck_assert_int_eq(jrec_header_check(h, sizeof(h)), (int)v);
+        ck_assert_int_eq(jrec_scan(h, sizeof(h), count_cb, &n, &r),
+                         JSCAN_CLEAN);
+        ck_assert_uint_eq(r.version, v);
+        h[13] ^= 1;                         /* a bad CRC byte */
+        ck_assert_int_eq(jrec_header_check(h, 14), -EPROTO);
+        ck_assert_int_eq(jrec_header_check(h, sizeof(h)), -EPROTO);
+    }
+    for (size_t len = 1; len <= JREC_HEADER_LEN; len++)
+        ck_assert_int_eq(jrec_scan(z, len, count_cb, &n, &r),
+                         JSCAN_HEADER_CUT);
+    ck_assert_int_eq(jrec_header_check("SSNJOURX", 8), -EPROTO);
+    ck_assert_int_eq(jrec_header_check("chapter\n", 8), -EPROTO);
+    jrec_header_write_version(h, 3);
+    ck_assert_int_eq(jrec_header_check(h, 12), -EPROTO);
+    ck_assert_int_eq(jrec_header_check(h, sizeof(h)), -ENOTSUP);
+    ck_assert_int_eq(n, 0);
+}
+END_TEST
+
 /* The claim: a distance that fits 24 bits, else none; carried by the
  * record, checked by its CRC; jrec_reframe turns a version 1 record into
  * a version 2 one, jrec_reframe_all a buffer of them. */
@@ -449,6 +486,38 @@ static uint64_t add_round(int k, int n)
     store_unlock(&st);
     return seq;
 }
+
+/* The file's header is this format's. */
+static void assert_header_v2(void)
+{
+    unsigned char h[JREC_HEADER_LEN], want[JREC_HEADER_LEN];
+
+    ck_assert_uint_ge(read_file(h, sizeof(h)), sizeof(h));
+    jrec_header_write(want);
+    ck_assert_int_eq(memcmp(h, want, sizeof(h)), 0);
+}
+
+/* A header cut at 8 bytes, or 16 zeros: the journal opens empty and the
+ * header is written again; what is appended then replays. */
+START_TEST(test_recovery_file_header_cut)
+{
+    unsigned char h[JREC_HEADER_LEN] = { 0 };
+
+    for (int zeros = 0; zeros <= 1; zeros++) {
+        if (!zeros)
+            jrec_header_write(h);
+        write_file(h, zeros ? sizeof(h) : 8);
+        struct journal *j = open_j(JOURNAL_FSYNC_ALWAYS);
+        ck_assert_uint_eq(count(&st), 0);
+        assert_header_v2();
+        ck_assert_int_eq(apply(&st, STORE_ADD, "After", "Cut"), 0);
+        close_j(j);
+        j = open_j(JOURNAL_FSYNC_ALWAYS);
+        ck_assert_uint_eq(count(&st), 1);
+        close_j(j);
+    }
+}
+END_TEST
 
 /* A version 1 journal: replayed, appended to in version 1 (no MARK at
  * close), until a compaction rewrites it as version 2, records appended
@@ -550,9 +619,11 @@ static Suite *journal_recovery_suite(void)
     tcase_add_test(rule, test_recovery_witness_search);
     tcase_add_test(rule, test_recovery_mark);
     tcase_add_test(rule, test_recovery_v1_rule);
+    tcase_add_test(rule, test_recovery_header_cut);
     tcase_add_test(rule, test_recovery_claims);
     suite_add_tcase(s, rule);
     tcase_add_checked_fixture(file, file_setup, file_teardown);
+    tcase_add_test(file, test_recovery_file_header_cut);
     tcase_add_test(file, test_recovery_file_v1_compacts_to_v2);
     tcase_add_test(file, test_recovery_file_torn_round);
     suite_add_tcase(s, file);

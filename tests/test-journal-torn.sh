@@ -18,7 +18,9 @@
 # - a version 1 journal (tests/fixtures/v1.journal, written by the server
 #   of commit 728cda7: ADD Ada Lovelace, Alan Turing, Grace Hopper, DELETE
 #   Alan Turing, ADD Edsger Dijkstra, then SIGTERM) replays, takes new
-#   records in version 1, and COMPACT rewrites it as version 2.
+#   records in version 1, and COMPACT rewrites it as version 2;
+# - a file cut inside its 16-byte header (at 8 bytes) starts empty, with
+#   a warning and the header written again.
 #
 # The requests go over connections this shell holds (/dev/tcp), one at a
 # time (each ADD a round of its own), as in test-journal-faults.sh.
@@ -247,7 +249,31 @@ case_v1() {
         "$(cat "$TEST_TMP"/server*.err)" "format 1 until the next compaction"
 }
 
+# A header cut at 8 bytes: nothing was ever in the file.
+case_header_cut() {
+    rm -f "$J"
+    start_server fine --journal "$J" --fsync always || return
+    ask "$SRV_PORT" "ADD $(person 1)\n" >/dev/null
+    stop_server "$SRV_PID"
+    truncate -s 8 "$J"
+    start_server fine --journal "$J" --fsync always || return
+    expect_eq "a header cut at 8 bytes: the server starts, empty" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" 0
+    expect_eq "header cut: the header is whole again, version 2" \
+        "$(head -c 16 "$J" | od -A n -t x1 | tr -d ' \n' | head -c 24)" \
+        "53534e4a4f55524e02000000"
+    expect_eq "header cut: writable" "$(ask "$SRV_PORT" "ADD $(person 2)\n")" OK
+    restart fine --journal "$J" --fsync always || return
+    expect_eq "header cut: the ADD after it replays" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" 1
+    stop_server "$SRV_PID"
+    expect_match "header cut: logged as a warning" \
+        "$(cat "$TEST_TMP"/server*.err)" \
+        "warn  journal $J: 8 bytes, a header cut short .*starting empty"
+}
+
 case_torn_tail
 case_damage_refused
 case_v1
+case_header_cut
 finish

@@ -72,6 +72,22 @@ static int read_all(int fd, unsigned char **out, size_t *len)
     return 0;
 }
 
+/* A header cut short by a crash (JSCAN_HEADER_CUT): written again whole,
+ * and synced. Returns 0, or -1 after writing why into err. */
+static int header_again(struct journal *j, char *err, size_t errlen)
+{
+    unsigned char h[JREC_HEADER_LEN];
+    int rc;
+
+    jrec_header_write(h);
+    if ((rc = journal_pwrite_all(j->fd, h, sizeof(h), 0)) ||
+        (fdatasync(j->fd) && (rc = errno))) {
+        snprintf(err, errlen, "cannot write %s: %s", j->path, strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
 /* Replays the image into st, and decides what a bad record means (the
  * rule of the file's version, journal_rec.c). Sets the file's version and
  * whether its last records wait for a MARK. Returns the offset where
@@ -98,6 +114,15 @@ static long long replay(struct journal *j, const unsigned char *img,
                  "server reads versions %d and %d", j->path,
                  JREC_VERSION_V1, JREC_VERSION);
         return -1;
+    case JSCAN_HEADER_CUT:
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: %zu bytes, a header cut "
+                    "short (the file was being created when the server "
+                    "stopped): it cannot have held a record; starting empty, "
+                    "the header written again", j->path, len);
+        if (header_again(j, err, errlen) < 0)
+            return -1;
+        j->version = JREC_VERSION;
+        return JREC_HEADER_LEN;
     case JSCAN_DAMAGED:
         if (!truncate && r.witness) {
             snprintf(err, errlen, "%s: damaged record at byte %zu (bad "

@@ -40,6 +40,16 @@ void jrec_header_write(void *buf)
     jrec_header_write_version(buf, JREC_VERSION);
 }
 
+/* 1 when the len bytes at p (len <= JREC_HEADER_LEN) begin a header of
+ * version v. */
+static int header_prefix(const unsigned char *p, size_t len, uint32_t v)
+{
+    unsigned char h[JREC_HEADER_LEN];
+
+    jrec_header_write_version(h, v);
+    return memcmp(p, h, len) == 0;
+}
+
 static int all_zero(const unsigned char *p, size_t n)
 {
     while (n--)
@@ -52,8 +62,13 @@ int jrec_header_check(const void *buf, size_t len)
 {
     const unsigned char *p = buf;
 
-    if (len < JREC_HEADER_LEN || memcmp(p, JREC_MAGIC, 8) ||
-        get32(p + 12) != crc32c(p, 12))
+    /* A header the crash cut (or whose bytes never reached the disk,
+     * leaving zeros): the file was being created, no record was in it. */
+    if (len < JREC_HEADER_LEN || (len == JREC_HEADER_LEN && all_zero(p, len)))
+        return header_prefix(p, len, JREC_VERSION) ||
+               header_prefix(p, len, JREC_VERSION_V1) ||
+               all_zero(p, len) ? -ENODATA : -EPROTO;
+    if (memcmp(p, JREC_MAGIC, 8) || get32(p + 12) != crc32c(p, 12))
         return -EPROTO;
     uint32_t v = get32(p + 8);
     return v == JREC_VERSION || v == JREC_VERSION_V1 ? (int)v : -ENOTSUP;
@@ -297,7 +312,8 @@ enum jscan_status jrec_scan(const void *buf, size_t len,
     memset(res, 0, sizeof(*res));
     int v = jrec_header_check(buf, len);
     if (v < 0) {
-        res->status = v == -ENOTSUP ? JSCAN_VERSION : JSCAN_FOREIGN;
+        res->status = v == -ENOTSUP ? JSCAN_VERSION :
+                      v == -ENODATA ? JSCAN_HEADER_CUT : JSCAN_FOREIGN;
         return res->status;
     }
     res->version = (uint32_t)v;

@@ -55,8 +55,10 @@ void jrec_header_write(void *buf);
 void jrec_header_write_version(void *buf, uint32_t version);
 
 /* The version (1 or 2) of the header at buf; -EPROTO when it is not a
- * journal at all (short, or the magic or CRC is wrong); -ENOTSUP for a
- * journal of another version. */
+ * journal at all (the magic or CRC is wrong); -ENOTSUP for a journal of
+ * another version; -ENODATA when len is at most a header's and the bytes
+ * are the beginning of a header (of version 1 or 2), or zeros: a header
+ * whose write a crash cut, in a file that cannot have held a record. */
 int jrec_header_check(const void *buf, size_t len);
 
 /* back for a record appended at offset at while the file was durable up
@@ -130,6 +132,8 @@ enum jscan_status {
                            journal cannot be trusted past bad_offset */
     JSCAN_FOREIGN,      /* not a journal: refuse, never overwrite */
     JSCAN_VERSION,      /* a journal of another version */
+    JSCAN_HEADER_CUT,   /* shorter than a header, and its beginning (or
+                           zeros): no record was ever in it; start empty */
 };
 
 struct jscan {
