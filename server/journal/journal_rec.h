@@ -5,7 +5,8 @@
  *
  *   header     "SSNJOURN" (8) | version u32 (4) | crc32c of the 12 before (4)
  *   record v2  word u32: payload length (bits 0-7), back (bits 8-31) |
- *              crc32c of the word's 4 bytes then the payload u32 | payload
+ *              crc32c of the payload, started from word (not 0) u32 |
+ *              payload
  *   record v1  length u32 | crc32c(payload) u32 | payload
  *   payload    op u8 (1 ADD, 2 DELETE, 3 MARK) | first-name length u8 |
  *              first | last-name length u8 | last | ADD only: age u8 |
