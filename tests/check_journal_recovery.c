@@ -11,12 +11,15 @@
  * version 1 keeps its rule; a header cut short starts empty. Then on a
  * real file through journal_open: a header cut at 8 bytes, a version 1
  * journal that takes version 1 records until a compaction (with appends
- * during it) rewrites it as version 2, and a torn round written by the
- * journal's own rounds.
+ * during it) rewrites it as version 2, a torn round written by the
+ * journal's own rounds, and under group commit the first record of a
+ * round claiming the round before.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "suites.h"
 #include "../server/journal/journal.h"
 #include "../server/journal/journal_rec.h"
@@ -606,6 +609,51 @@ START_TEST(test_recovery_file_torn_round)
 }
 END_TEST
 
+/* A sync that takes 200 ms: a round stays in flight that long. */
+static int slow_sync(int fd)
+{
+    usleep(200 * 1000);
+    return fdatasync(fd);
+}
+
+static void *apply_one(void *arg)
+{
+    (void)arg;
+    ck_assert_int_eq(apply(&st, STORE_ADD, "Slow", "Round"), 0);
+    return NULL;
+}
+
+/* Group commit: a record appended while the round before it is being
+ * synced claims only what was synced before that round; the first record
+ * of each round is made, when the round is taken, to claim the round
+ * before it. */
+START_TEST(test_recovery_file_round_claims_round_before)
+{
+    static unsigned char img[1 << 17];
+    struct jrec e;
+    size_t claimed;
+    pthread_t t;
+
+    struct journal *j = open_j(JOURNAL_FSYNC_ALWAYS);
+    journal_sync_fn = slow_sync;
+    ck_assert_int_eq(pthread_create(&t, NULL, apply_one, NULL), 0);
+    usleep(50 * 1000);                  /* round 1 is being synced */
+    uint64_t seq = add_round(1, 1);     /* claims only the header */
+    pthread_join(t, NULL);
+    ck_assert_int_eq(journal_wait(j, seq), 0);      /* round 2 */
+    journal_sync_fn = fdatasync;
+    size_t len = read_file(img, sizeof(img));
+    close_j(j);
+
+    size_t second = JREC_HEADER_LEN + jrec_add_len(4, 5);  /* Slow Round */
+    ck_assert_uint_gt(len, second + JREC_FRAME_LEN);
+    ck_assert_int_gt(jrec_decode(img + second, len - second, JREC_VERSION,
+                                 &e, &claimed), 0);
+    ck_assert_str_eq(e.p.first, "Q1");
+    ck_assert_uint_eq(e.back, 0);       /* all of round 1 before it */
+}
+END_TEST
+
 static Suite *journal_recovery_suite(void)
 {
     Suite *s = suite_create("journal_recovery");
@@ -626,6 +674,7 @@ static Suite *journal_recovery_suite(void)
     tcase_add_test(file, test_recovery_file_header_cut);
     tcase_add_test(file, test_recovery_file_v1_compacts_to_v2);
     tcase_add_test(file, test_recovery_file_torn_round);
+    tcase_add_test(file, test_recovery_file_round_claims_round_before);
     suite_add_tcase(s, file);
     return s;
 }

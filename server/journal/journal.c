@@ -175,6 +175,12 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->hi = j->appended_seq;
     f->off = j->written_end;
     f->n = f->b->len;
+    /* Its records claimed what was synced when each was appended; with
+     * group commit most were appended while the round before was being
+     * written, so none would claim that round. The first is made to:
+     * one CRC per round, and each round says the one before is durable. */
+    if (f->n && j->version == JREC_VERSION)
+        jrec_reframe(f->b->data, jrec_back(f->off, j->synced_end));
     f->do_reserve = j->want_reserve || (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end);
     f->res_from = j->reserved_end;
