@@ -24,26 +24,33 @@
 
 /* ---- records ------------------------------------------------------------ */
 
-/* An image: header and three records (ADD, ADD, DELETE); ends[i] is the
- * offset after record i. */
+/* An image of the given version: header and three records (ADD, ADD,
+ * DELETE), each a round of its own, synced before the next was appended
+ * (so in version 2 each claims all before it); ends[i] is the offset
+ * after record i. */
 struct image {
     unsigned char buf[JREC_HEADER_LEN + 3 * JREC_MAX];
     size_t len, ends[3];
 };
 
+static void make_image_version(struct image *im, uint32_t v)
+{
+    jrec_header_write_version(im->buf, v);
+    im->len = JREC_HEADER_LEN;
+    im->len += jrec_encode(im->buf + im->len, v, 0, STORE_ADD, "John",
+                           "Smith", 30, "123-45-6789");
+    im->ends[0] = im->len;
+    im->len += jrec_encode(im->buf + im->len, v, 0, STORE_ADD, "Jane", "Doe",
+                           150, "111-22-3333");
+    im->ends[1] = im->len;
+    im->len += jrec_encode(im->buf + im->len, v, 0, STORE_DELETE, "John",
+                           "Smith", 0, NULL);
+    im->ends[2] = im->len;
+}
+
 static void make_image(struct image *im)
 {
-    jrec_header_write(im->buf);
-    im->len = JREC_HEADER_LEN;
-    im->len += jrec_encode(im->buf + im->len, STORE_ADD, "John", "Smith", 30,
-                           "123-45-6789");
-    im->ends[0] = im->len;
-    im->len += jrec_encode(im->buf + im->len, STORE_ADD, "Jane", "Doe", 150,
-                           "111-22-3333");
-    im->ends[1] = im->len;
-    im->len += jrec_encode(im->buf + im->len, STORE_DELETE, "John", "Smith",
-                           0, NULL);
-    im->ends[2] = im->len;
+    make_image_version(im, JREC_VERSION);
 }
 
 struct seen {
@@ -93,18 +100,22 @@ START_TEST(test_journal_record_longest)
 {
     char name[ENTRY_NAME_MAX + 1];
     unsigned char buf[JREC_MAX];
-    enum store_op op;
-    struct person e;
+    struct jrec e;
     size_t claimed;
 
     memset(name, 'x', ENTRY_NAME_MAX);
     name[ENTRY_NAME_MAX] = '\0';
-    size_t n = jrec_encode(buf, STORE_ADD, name, name, 7, "999-99-9999");
-    ck_assert_uint_eq(n, JREC_MAX);
-    ck_assert_int_eq(jrec_decode(buf, n, &op, &e, &claimed), (ssize_t)n);
-    ck_assert_str_eq(e.first, name);
-    for (size_t cut = 0; cut < n; cut++)
-        ck_assert_int_eq(jrec_decode(buf, cut, &op, &e, &claimed), 0);
+    for (uint32_t v = JREC_VERSION_V1; v <= JREC_VERSION; v++) {
+        size_t n = jrec_encode(buf, v, JREC_BACK_MAX, STORE_ADD, name, name,
+                               7, "999-99-9999");
+        ck_assert_uint_eq(n, JREC_MAX);
+        ck_assert_int_eq(jrec_decode(buf, n, v, &e, &claimed), (ssize_t)n);
+        ck_assert_str_eq(e.p.first, name);
+        ck_assert_uint_eq(e.back, v == JREC_VERSION ? JREC_BACK_MAX
+                                                    : JREC_BACK_NONE);
+        for (size_t cut = 0; cut < n; cut++)
+            ck_assert_int_eq(jrec_decode(buf, cut, v, &e, &claimed), 0);
+    }
 }
 END_TEST
 
@@ -135,7 +146,10 @@ START_TEST(test_journal_every_truncation_point)
 }
 END_TEST
 
-START_TEST(test_journal_short_header_is_foreign)
+/* A file shorter than a header that holds a header's beginning was cut
+ * while it was created: no record was ever in it (the full set of cases
+ * is check_journal_recovery.c's). */
+START_TEST(test_journal_short_header_is_cut)
 {
     struct image im;
     struct jscan r;
@@ -144,7 +158,10 @@ START_TEST(test_journal_short_header_is_foreign)
     make_image(&im);
     for (size_t len = 0; len < JREC_HEADER_LEN; len++)
         ck_assert_int_eq(jrec_scan(im.buf, len, collect, &s, &r),
-                         JSCAN_FOREIGN);
+                         JSCAN_HEADER_CUT);
+    im.buf[3] = 'X';
+    ck_assert_int_eq(jrec_scan(im.buf, 8, collect, &s, &r), JSCAN_FOREIGN);
+    ck_assert_int_eq(s.n, 0);
 }
 END_TEST
 
@@ -163,24 +180,31 @@ START_TEST(test_journal_bad_crc_last_is_torn)
 }
 END_TEST
 
+/* A bad record in the middle, with a good one after it: damage, in both
+ * versions (in version 2 because the record after it, appended once it
+ * was synced, says so). */
 START_TEST(test_journal_bad_crc_middle_is_damage)
 {
     struct image im;
     struct seen s = { .n = 0 };
     struct jscan r;
 
-    make_image(&im);
-    im.buf[im.ends[0] + JREC_FRAME_LEN + 3] ^= 0x20;    /* Jane -> jane */
-    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
-                     JSCAN_DAMAGED);
-    ck_assert_uint_eq(r.records, 1);
-    ck_assert_uint_eq(r.good_end, im.ends[0]);
-    ck_assert_uint_eq(r.bad_offset, im.ends[0]);
-    /* A broken length in the middle is damage too. */
-    make_image(&im);
-    im.buf[im.ends[0]] = 0xff;
-    ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
-                     JSCAN_DAMAGED);
+    for (uint32_t v = JREC_VERSION_V1; v <= JREC_VERSION; v++) {
+        make_image_version(&im, v);
+        im.buf[im.ends[0] + JREC_FRAME_LEN + 3] ^= 0x20;    /* Jane -> jane */
+        s.n = 0;
+        ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                         JSCAN_DAMAGED);
+        ck_assert_uint_eq(r.records, 1);
+        ck_assert_uint_eq(r.good_end, im.ends[0]);
+        ck_assert_uint_eq(r.bad_offset, im.ends[0]);
+        ck_assert_uint_eq(r.witness, v == JREC_VERSION ? im.ends[1] : 0);
+        /* A broken length in the middle is damage too. */
+        make_image_version(&im, v);
+        im.buf[im.ends[0]] = 0xff;
+        ck_assert_int_eq(jrec_scan(im.buf, im.len, collect, &s, &r),
+                         JSCAN_DAMAGED);
+    }
 }
 END_TEST
 
@@ -205,7 +229,8 @@ END_TEST
 /* The last write cut by a crash inside the zeros reserved ahead: a partial
  * record (its frame whole, its payload's end still zeros) followed by
  * zeros is a torn tail, not damage and not a mere zero tail. Non-zero
- * bytes after it make it damage. */
+ * bytes after it make it damage in version 1; in version 2 only a record
+ * that says it had been durable does (check_journal_recovery.c). */
 START_TEST(test_journal_torn_record_in_zeros)
 {
     struct image im;
@@ -213,25 +238,27 @@ START_TEST(test_journal_torn_record_in_zeros)
     struct seen s = { .n = 0 };
     struct jscan r;
 
-    make_image(&im);
-    for (size_t keep = im.ends[1] + 1; keep < im.len; keep++) {
+    for (uint32_t v = JREC_VERSION_V1; v <= JREC_VERSION; v++) {
+        make_image_version(&im, v);
+        for (size_t keep = im.ends[1] + 1; keep < im.len; keep++) {
+            memset(big, 0, sizeof(big));
+            memcpy(big, im.buf, keep);
+            s.n = 0;
+            ck_assert_int_eq(jrec_scan(big, im.len + 200, collect, &s, &r),
+                             JSCAN_TORN);
+            ck_assert_uint_eq(r.records, 2);
+            ck_assert_uint_eq(r.good_end, im.ends[1]);
+            ck_assert_uint_eq(r.bad_offset, im.ends[1]);
+            ck_assert_int_eq(r.zero_tail, 0);
+        }
         memset(big, 0, sizeof(big));
-        memcpy(big, im.buf, keep);
+        memcpy(big, im.buf, im.len - 2);
+        big[im.len + 50] = 0x01;            /* data after it */
         s.n = 0;
         ck_assert_int_eq(jrec_scan(big, im.len + 200, collect, &s, &r),
-                         JSCAN_TORN);
-        ck_assert_uint_eq(r.records, 2);
+                         v == JREC_VERSION_V1 ? JSCAN_DAMAGED : JSCAN_TORN);
         ck_assert_uint_eq(r.good_end, im.ends[1]);
-        ck_assert_uint_eq(r.bad_offset, im.ends[1]);
-        ck_assert_int_eq(r.zero_tail, 0);
     }
-    memset(big, 0, sizeof(big));
-    memcpy(big, im.buf, im.len - 2);
-    big[im.len + 50] = 0x01;                /* data after it: damage */
-    s.n = 0;
-    ck_assert_int_eq(jrec_scan(big, im.len + 200, collect, &s, &r),
-                     JSCAN_DAMAGED);
-    ck_assert_uint_eq(r.good_end, im.ends[1]);
 }
 END_TEST
 
@@ -258,7 +285,7 @@ START_TEST(test_journal_foreign_and_version)
                      JSCAN_FOREIGN);
     ck_assert_int_eq(s.n, 0);
     make_image(&im);
-    im.buf[8] = 2;                          /* version 2, CRC still good */
+    im.buf[8] = 3;                          /* version 3, CRC still good */
     unsigned char h[JREC_HEADER_LEN];
     memcpy(h, im.buf, sizeof(h));
     uint32_t c = crc32c(h, 12);
@@ -358,7 +385,8 @@ START_TEST(test_journal_torn_tail_cut)
     ck_assert_msg(j != NULL, "%s", err);
     ck_assert_uint_eq(count(&st), 2);
     journal_close(j);
-    ck_assert_int_eq(file_size(), (off_t)im.ends[1]);
+    /* cut there, then the MARK of the close */
+    ck_assert_int_eq(file_size(), (off_t)(im.ends[1] + JREC_MARK_LEN));
     store_destroy(&st);
 }
 END_TEST
@@ -387,7 +415,7 @@ START_TEST(test_journal_damage_refused_then_truncated)
     ck_assert_msg(j != NULL, "%s", err);
     ck_assert_uint_eq(count(&st), 1);
     journal_close(j);
-    ck_assert_int_eq(file_size(), (off_t)im.ends[0]);
+    ck_assert_int_eq(file_size(), (off_t)(im.ends[0] + JREC_MARK_LEN));
     store_destroy(&st);
 }
 END_TEST
@@ -438,7 +466,7 @@ static Suite *journal_suite(void)
     tcase_add_test(rec, test_journal_record_round_trip);
     tcase_add_test(rec, test_journal_record_longest);
     tcase_add_test(rec, test_journal_every_truncation_point);
-    tcase_add_test(rec, test_journal_short_header_is_foreign);
+    tcase_add_test(rec, test_journal_short_header_is_cut);
     tcase_add_test(rec, test_journal_bad_crc_last_is_torn);
     tcase_add_test(rec, test_journal_bad_crc_middle_is_damage);
     tcase_add_test(rec, test_journal_zero_tail_is_torn);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <openssl/crypto.h>
 #include "hist.h"
 #include "journal.h"
 #include "journal_int.h"
@@ -174,6 +175,12 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->hi = j->appended_seq;
     f->off = j->written_end;
     f->n = f->b->len;
+    /* Its records claimed what was synced when each was appended; with
+     * group commit most were appended while the round before was being
+     * written, so none would claim that round. The first is made to:
+     * one CRC per round, and each round says the one before is durable. */
+    if (f->n && j->version == JREC_VERSION)
+        jrec_reframe(f->b->data, jrec_back(f->off, j->synced_end));
     f->do_reserve = j->want_reserve || (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end);
     f->res_from = j->reserved_end;
@@ -200,9 +207,11 @@ void journal_round_io(struct journal *j, struct flush_round *f,
         if (f->swc.renamed)
             return;             /* the records are in the new journal */
     }
-    if (f->n && !f->broken)
+    if (f->n && !f->broken) {
+        journal_seam_torn(j->fd, f->b->data, f->n, f->off);
         f->werr = journal_seam_fail(JFAIL_WRITE) ? EIO :
                   journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
+    }
     if (f->want_sync && !f->werr) {
         f->serr = sync_fd(j, &f->took);
         *last_sync = time_now_ns();
@@ -217,6 +226,17 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
     f->b->len = 0;
     if (f->sw && f->swc.renamed) {
         journal_switch_publish_locked(j, &f->swc);
+        /* The new file is of this format, and was synced whole before it
+         * got its name; its last record is claimed durable by none.
+         * Records appended while the switch ran (their room was checked
+         * before it began) wait in the active buffer, encoded for the old
+         * file: made records of the new one, claiming what it is synced
+         * up to. */
+        jrec_reframe_all(j->buf[j->active].data, j->buf[j->active].len,
+                         j->written_end, j->written_end);
+        j->version = JREC_VERSION;
+        j->synced_end = j->written_end;
+        j->mark_due = j->accepted_end > JREC_HEADER_LEN;
         goto published;
     }
     if (f->sw)                  /* failed: the old journal took the buffer */
@@ -233,6 +253,7 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
         journal_set_broken_locked(j, "journal sync failed", f->serr);
     } else if (f->want_sync) {
         j->synced_seq = j->written_seq;
+        j->synced_end = j->written_end;
         j->fsyncs++;
         hist_record(&j->fsync_ns, f->took);
     }
@@ -243,6 +264,10 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
         } else {
             j->reserved_end = f->res_from + JOURNAL_CHUNK;
             j->reserve_error = 0;
+            /* Its sync made what the rounds wrote before it durable too
+             * (not after a failed sync: then a later one proves nothing). */
+            if (!j->broken)
+                j->synced_end = j->written_end;
         }
     }
 published:
@@ -329,11 +354,27 @@ uint64_t journal_append_locked(struct journal *j,
 
     pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
-    size_t n = jrec_encode(b->data + b->len, m->op, entry_first(e),
-                           entry_last(e), entry_age(e),
+    unsigned char *rec = b->data + b->len, copy[JREC_MAX];
+    /* The record claims what was durable when it was appended: no more
+     * than what will be once it is written (replay's rule needs claims
+     * that are true, journal_rec.h). A subtraction, no byte more. */
+    size_t n = jrec_encode(rec, j->version,
+                           jrec_back(j->accepted_end, j->synced_end), m->op,
+                           entry_first(e), entry_last(e), entry_age(e),
                            entry_ssn_text(e, ssn));
-    journal_compact_note_locked(j, b->data + b->len, n, m->op, live);
+    if (j->compact_state == JCOMPACT_RUNNING ||
+        j->compact_state == JCOMPACT_READY) {
+        /* Bound for the new file too, which is of this format and synced
+         * whole before it is renamed in: there it claims all before it. */
+        memcpy(copy, rec, n);
+        jrec_reframe(copy, 0);
+        journal_compact_note_locked(j, copy, n, m->op, live);
+        OPENSSL_cleanse(copy, n);
+    } else {
+        journal_compact_note_locked(j, rec, n, m->op, live);
+    }
     b->len += n;
+    j->mark_due = 1;
     j->accepted_end += n;
     seq = ++j->appended_seq;
     j->records++;

@@ -56,8 +56,11 @@ static int snap_one(const struct entry *e, void *arg)
     struct snap_walk *w = arg;
     char ssn[ENTRY_SSN_LEN + 1];
 
-    w->len += jrec_encode(w->p + w->len, STORE_ADD, entry_first(e),
-                          entry_last(e), entry_age(e), entry_ssn_text(e, ssn));
+    /* Each claims all before it: the new file is synced whole before it
+     * is renamed in, the first moment it can be read as the journal. */
+    w->len += jrec_encode(w->p + w->len, JREC_VERSION, 0, STORE_ADD,
+                          entry_first(e), entry_last(e), entry_age(e),
+                          entry_ssn_text(e, ssn));
     return 0;
 }
 

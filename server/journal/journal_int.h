@@ -87,6 +87,15 @@ struct journal {
     uint64_t accepted_end;      /* file offset after the last appended */
     uint64_t written_end;       /* file offset after the last written */
     uint64_t reserved_end;      /* space reserved up to here */
+    uint32_t version;           /* the file's format, which appended
+                                   records take (JREC_VERSION_V1 until a
+                                   compaction rewrites such a file) */
+    uint64_t synced_end;        /* the file is durable (synced) up to here:
+                                   what a record appended now claims
+                                   (journal_rec.h's back) */
+    int mark_due;               /* the last records are claimed durable by
+                                   none after them: journal_close writes a
+                                   MARK that does */
     int reserve_error;          /* errno of the last failed reservation */
     uint64_t reserve_tries;     /* reservations attempted */
     int want_reserve;           /* an appender waits for space */

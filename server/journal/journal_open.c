@@ -73,8 +73,26 @@ static int read_all(int fd, unsigned char **out, size_t *len)
     return 0;
 }
 
-/* Replays the image into st. Returns the offset where appending resumes,
- * or -1 after writing why into err. */
+/* A header cut short by a crash (JSCAN_HEADER_CUT): written again whole,
+ * and synced. Returns 0, or -1 after writing why into err. */
+static int header_again(struct journal *j, char *err, size_t errlen)
+{
+    unsigned char h[JREC_HEADER_LEN];
+    int rc;
+
+    jrec_header_write(h);
+    if ((rc = journal_pwrite_all(j->fd, h, sizeof(h), 0)) ||
+        (fdatasync(j->fd) && (rc = errno))) {
+        snprintf(err, errlen, "cannot write %s: %s", j->path, strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Replays the image into st, and decides what a bad record means (the
+ * rule of the file's version, journal_rec.c). Sets the file's version and
+ * whether its last records wait for a MARK. Returns the offset where
+ * appending resumes, or -1 after writing why into err. */
 static long long replay(struct journal *j, const unsigned char *img,
                         size_t len, int truncate, char *err, size_t errlen)
 {
@@ -94,9 +112,31 @@ static long long replay(struct journal *j, const unsigned char *img,
         return -1;
     case JSCAN_VERSION:
         snprintf(err, errlen, "%s is a journal of another version; this "
-                 "server reads version %d only", j->path, JREC_VERSION);
+                 "server reads versions %d and %d", j->path,
+                 JREC_VERSION_V1, JREC_VERSION);
         return -1;
+    case JSCAN_HEADER_CUT:
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: %zu bytes, a header cut "
+                    "short (the file was being created when the server "
+                    "stopped): it cannot have held a record; starting empty, "
+                    "the header written again", j->path, len);
+        if (header_again(j, err, errlen) < 0)
+            return -1;
+        j->version = JREC_VERSION;
+        return JREC_HEADER_LEN;
     case JSCAN_DAMAGED:
+        if (!truncate && r.witness) {
+            snprintf(err, errlen, "%s: damaged record at byte %zu (bad "
+                     "length, checksum or contents), in bytes that had been "
+                     "durable: the record at byte %zu was appended when the "
+                     "file was synced up to byte %zu, so this is not a "
+                     "crash's unfinished write; %zu records before it are "
+                     "good. Start with --journal-truncate to keep those and "
+                     "drop everything from byte %zu on", j->path,
+                     r.bad_offset, r.witness, r.witness_upto, r.records,
+                     r.bad_offset);
+            return -1;
+        }
         if (!truncate) {
             snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
                      "with records after it; %zu records before it are "
@@ -118,17 +158,30 @@ static long long replay(struct journal *j, const unsigned char *img,
                         "cut", j->path, len - r.good_end);
             break;
         }
+        if (r.version == JREC_VERSION_V1) {
+            JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte "
+                        "%zu (%zu bytes of an unfinished last record) cut",
+                        j->path, r.bad_offset, len - r.bad_offset);
+            break;
+        }
         JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu "
-                    "(%zu bytes of an unfinished last record) cut", j->path,
-                    r.bad_offset, len - r.bad_offset);
+                    "cut: %zu bytes of records (%zu whole among them) "
+                    "written after the last sync and left unfinished or out "
+                    "of order by a crash, which no later record says were "
+                    "durable; then %zu bytes of zeros (space reserved ahead)",
+                    j->path, r.bad_offset, r.tail_data, r.tail_whole,
+                    len - r.bad_offset - r.tail_data);
         break;
     case JSCAN_CLEAN:
         break;
     }
+    j->version = r.version;
+    j->mark_due = r.version == JREC_VERSION && r.data_end > r.attested;
     JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: recovered %zu records (%zu "
-                "ADD, %zu DELETE), %zu people, %zu bytes; fsync %s", j->path,
+                "ADD, %zu DELETE), %zu people, %zu bytes; fsync %s%s", j->path,
                 r.records, r.adds, r.deletes, people, r.good_end,
-                journal_fsync_name(j->fsync));
+                journal_fsync_name(j->fsync), r.version == JREC_VERSION_V1 ?
+                "; format 1 until the next compaction" : "");
     return (long long)r.good_end;
 }
 
@@ -167,20 +220,26 @@ static int open_image(struct journal *j, const char *path,
 
 /* Appending resumes at end: the first chunk of space reserved there. A
  * failure (a full disk) is logged, not fatal: writes are refused until a
- * later reservation succeeds. */
+ * later reservation succeeds. The reservation's sync makes the records
+ * replayed durable (after kill -9 they may have been in the page cache
+ * only), so the records appended next claim all of them. */
 static void reserve_first(struct journal *j, const char *path, long long end)
 {
     int rc;
 
     j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
+    j->synced_end = JREC_HEADER_LEN;
     rc = journal_reserve_chunk(j->fd, j->reserved_end);
     if (rc) {
         j->reserve_error = rc;
         JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: cannot reserve space: "
                     "%s; writes are refused until there is room", path,
                     strerror(rc));
+        if (fdatasync(j->fd) == 0)
+            j->synced_end = (uint64_t)end;
     } else {
         j->reserved_end += JOURNAL_CHUNK;
+        j->synced_end = (uint64_t)end;
     }
 }
 
@@ -331,6 +390,25 @@ static void stop_compaction(struct journal *j)
     stop_compactor(j);
 }
 
+/* After the flusher's last round, which synced every record: a MARK that
+ * claims all of them durable, so that replay refuses damage to the last
+ * ones too (without it, a bad record among them that no later record
+ * claims is taken for a torn write and cut). Version 2 only, when records
+ * came after the last claim; not after a failure. No lock: the flusher
+ * and the compactor have returned. A failed write only loses the claim. */
+static void close_mark(struct journal *j)
+{
+    unsigned char m[JREC_MARK_LEN];
+
+    if (j->version != JREC_VERSION || !j->mark_due)
+        return;
+    jrec_encode_mark(m, jrec_back(j->written_end, j->synced_end));
+    if (journal_pwrite_all(j->fd, m, sizeof(m), (off_t)j->written_end) == 0) {
+        j->written_end += sizeof(m);
+        j->mark_due = 0;
+    }
+}
+
 void journal_close(struct journal *j)
 {
     if (!j)
@@ -341,9 +419,13 @@ void journal_close(struct journal *j)
     pthread_cond_signal(&j->work);
     pthread_mutex_unlock(&j->lock);
     pthread_join(j->flusher, NULL);
-    /* Give back the space reserved beyond the end. */
-    if (!j->broken && ftruncate(j->fd, (off_t)j->written_end) == 0)
-        fdatasync(j->fd);
+    /* A MARK after the last records, then the space reserved beyond the
+     * end given back, and both synced. */
+    if (!j->broken) {
+        close_mark(j);
+        if (ftruncate(j->fd, (off_t)j->written_end) == 0)
+            fdatasync(j->fd);
+    }
     close(j->fd);
     j->store->journal = NULL;
     JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: closed at %llu bytes%s",

@@ -14,18 +14,23 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "journal_int.h"
 #include "journal_seams.h"
 #include "log.h"
 #include "timeutil.h"
 
 #define SEAM_SLOW_MAX_MS 60000  /* slow:N's largest N */
+#define SEAM_TORN_BLOCK  512    /* torn:N skips the round's part of this
+                                   much of the file: a disk's sector */
 
 static struct {
     int crash_armed;
     enum jcrash crash_at;
-    enum { FAIL_NONE, FAIL_WRITE, FAIL_SYNC, FAIL_SLOW } fail_op;
+    enum { FAIL_NONE, FAIL_WRITE, FAIL_SYNC, FAIL_SLOW, FAIL_TORN } fail_op;
     uint64_t fail_at;           /* from this call on (or slow's delay) */
     uint64_t fail_seen;         /* fail_op's calls so far */
 } seams;
@@ -54,18 +59,24 @@ static void crash_from_env(void)
  * still reach the file; a write that fails writes nothing. "slow:N" makes
  * every sync of records, and a compaction's sync of its snapshot, take N
  * ms longer, and succeed: replies held that long, COMPACT answered that
- * late (test-journal-events.sh). Anything else is logged and ignored, so
- * that a typo is not taken for a test that passed. */
+ * late (test-journal-events.sh). "torn:N" writes the N-th round of
+ * records out of order, as a power loss can leave the last, unsynced
+ * write: its part of the file's first 512-byte block is skipped (the
+ * zeros reserved there stay), the rest written, and the server killed
+ * (SIGKILL) before that round is synced or acknowledged
+ * (test-journal-torn.sh). Anything else is logged and ignored, so that a
+ * typo is not taken for a test that passed. */
 static void fail_from_env(const char *path)
 {
     static const char *const ops[] = {
         [FAIL_WRITE] = "write", [FAIL_SYNC] = "sync", [FAIL_SLOW] = "slow",
+        [FAIL_TORN] = "torn",
     };
     const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
 
     if (!v)
         return;
-    for (int op = FAIL_WRITE; op <= FAIL_SLOW; op++) {
+    for (int op = FAIL_WRITE; op <= FAIL_TORN; op++) {
         size_t n = strlen(ops[op]);
         if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
             continue;
@@ -83,6 +94,11 @@ static void fail_from_env(const char *path)
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
                     "FAIL=%s: every sync takes %llu ms longer",
                     path, v, at);
+        else if (op == FAIL_TORN)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=%s: round of records number %llu is written torn "
+                    "(its first block skipped), then the server is killed",
+                    path, v, at);
         else
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
                     "FAIL=%s: the %ss of records fail with EIO from number "
@@ -90,8 +106,8 @@ static void fail_from_env(const char *path)
         return;
     }
     log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
-            "ignored: the test seam takes sync:N, write:N or slow:N, N from "
-            "1", path, v);
+            "ignored: the test seam takes sync:N, write:N, slow:N or torn:N, "
+            "N from 1", path, v);
 }
 
 void journal_seams_init(const char *path)
@@ -119,4 +135,27 @@ int journal_seam_fail(enum jfail op)
         (op == JFAIL_SYNC && seams.fail_op != FAIL_SYNC))
         return 0;
     return ++seams.fail_seen >= seams.fail_at;
+}
+
+void journal_seam_torn(int fd, const unsigned char *p, size_t n,
+                       uint64_t off)
+{
+    if (seams.fail_op != FAIL_TORN || ++seams.fail_seen != seams.fail_at)
+        return;
+    /* The round's part of its first block is skipped, its later blocks
+     * written: the disk got the later sectors of the last write and not
+     * an earlier one. A round inside one block loses its first half. */
+    size_t skip = SEAM_TORN_BLOCK - off % SEAM_TORN_BLOCK;
+    if (skip >= n)
+        skip = n / 2;
+    int rc = journal_pwrite_all(fd, p + skip, n - skip, (off_t)(off + skip));
+    /* Straight to stderr: the log's thread would not write before the
+     * kill. */
+    dprintf(STDERR_FILENO, "journal test seam torn:%llu: bytes %llu-%llu "
+            "of the round at %llu-%llu written (%s), the rest left as it "
+            "was; SIGKILL\n", (unsigned long long)seams.fail_at,
+            (unsigned long long)(off + skip), (unsigned long long)(off + n),
+            (unsigned long long)off, (unsigned long long)(off + n),
+            rc ? strerror(rc) : "ok");
+    raise(SIGKILL);
 }

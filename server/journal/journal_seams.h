@@ -1,6 +1,7 @@
 /* journal_seams.h -- the journal's test seams, SQLite's SQLITE_TEST model:
  * a compaction killed at a chosen step (SSN_TEST_COMPACT_CRASH), a write
- * or sync of a round's records that fails with EIO or is slow
+ * or sync of a round's records that fails with EIO or is slow, or a round
+ * written torn, out of order, before the server is killed
  * (SSN_TEST_JOURNAL_FAIL), for tests/test-journal-*.sh.
  *
  * They exist only in the test build of the servers, which the Makefile
@@ -18,6 +19,9 @@
  */
 #ifndef SSN_JOURNAL_SEAMS_H
 #define SSN_JOURNAL_SEAMS_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 /* The steps of a compaction where SSN_TEST_COMPACT_CRASH=NAME kills the
  * server (SIGKILL). */
@@ -50,11 +54,24 @@ void journal_seam_crash(enum jcrash at);
  * done; a slow:N sync sleeps N ms here first, then is done. */
 int journal_seam_fail(enum jfail op);
 
+/* Before the write of a round's n bytes at p, for file offset off (by the
+ * one round under way, no lock held): when this is the round torn:N
+ * chose, writes its later bytes but not its first block's, and kills the
+ * server (SIGKILL) before anything is synced or acknowledged. Returns
+ * otherwise. */
+void journal_seam_torn(int fd, const unsigned char *p, size_t n,
+                       uint64_t off);
+
 #else   /* the installed servers: no seam at all */
 
 static inline void journal_seams_init(const char *path) { (void)path; }
 static inline void journal_seam_crash(enum jcrash at) { (void)at; }
 static inline int journal_seam_fail(enum jfail op) { (void)op; return 0; }
+static inline void journal_seam_torn(int fd, const unsigned char *p,
+                                     size_t n, uint64_t off)
+{
+    (void)fd; (void)p; (void)n; (void)off;
+}
 
 #endif
 
