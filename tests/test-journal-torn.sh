@@ -125,7 +125,7 @@ torn_round() {
     say COUNT "FIND P1 Torn" "FIND P2 Torn" "FIND P11 Torn" "FIND P50 Torn"
     expect_eq "$label: restarted without --journal-truncate; every acknowledged ADD, no more" \
         "$T" "$(echo 2; print_line $(person 1); print_line $(person 2)
-                echo "Error: No P11 Torn"; echo "Error: No P50 Torn")"
+                echo "Error: P11 Torn not found"; echo "Error: P50 Torn not found")"
     say "ADD $(person 3)" CHECK QUIT
     close_conn "$CONN"
     expect_match "$label: writable, CHECK holds" "$T" \
@@ -224,7 +224,7 @@ case_v1() {
     expect_eq "v1 fixture: version 1 in its header" "$(byte_at "$J" 8)" 1
     start_server fine --journal "$J" --fsync always || return
     want=$(echo 3; print_line Ada Lovelace 36 123-45-6789
-           echo "Error: No Alan Turing"; print_line Edsger Dijkstra 72 444-55-6666)
+           echo "Error: Alan Turing not found"; print_line Edsger Dijkstra 72 444-55-6666)
     expect_eq "v1 fixture: replayed" \
         "$(ask "$SRV_PORT" 'COUNT\nFIND Ada Lovelace\nFIND Alan Turing\nFIND Edsger Dijkstra\n')" \
         "$want"
