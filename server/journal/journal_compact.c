@@ -110,7 +110,9 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
      * RUNNING: appends need the store lock, which the caller holds. */
     uint64_t t0 = time_now_ns();
     size_t people = store_count_locked(j->store);
-    struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
+    struct snap_walk w = {
+        .p = journal_malloc(JALLOC_SNAPSHOT, people * JREC_MAX + 1),
+    };
     if (w.p)
         store_foreach_locked(j->store, snap_one, &w);
 
@@ -191,7 +193,7 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
             size_t cap = g->cap ? g->cap * 2 : JOURNAL_BUF;
             while (cap < g->len + n)
                 cap *= 2;
-            unsigned char *p = realloc(g->data, cap);
+            unsigned char *p = journal_realloc(JALLOC_REWRITE, g->data, cap);
             if (p) {
                 g->data = p;
                 g->cap = cap;
@@ -400,9 +402,10 @@ void journal_switch_take_locked(struct journal *j, struct jswitch *sw)
 
 static int sync_dir(const char *path)
 {
-    char *copy = strdup(path);
+    char *copy = journal_malloc(JALLOC_SWITCH, strlen(path) + 1);
     if (!copy)
         return ENOMEM;
+    strcpy(copy, path);
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(copy);
     if (fd < 0)

@@ -52,7 +52,7 @@ static int read_all(int fd, unsigned char **out, size_t *len)
 
     if (fstat(fd, &sb))
         return errno;
-    unsigned char *p = malloc((size_t)sb.st_size + 1);
+    unsigned char *p = journal_malloc(JALLOC_OPEN, (size_t)sb.st_size + 1);
     if (!p)
         return ENOMEM;
     size_t got = 0;
@@ -155,7 +155,7 @@ static int open_image(struct journal *j, const char *path,
             return -1;
         }
         free(*img);
-        if (!(*img = malloc(sizeof(h)))) {
+        if (!(*img = journal_malloc(JALLOC_OPEN, sizeof(h)))) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -205,7 +205,7 @@ static int start_threads(struct journal *j, char *err, size_t errlen)
     int rc;
 
     for (int i = 0; i < 2; i++)
-        if (!(j->buf[i].data = malloc(JOURNAL_BUF))) {
+        if (!(j->buf[i].data = journal_malloc(JALLOC_OPEN, JOURNAL_BUF))) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
@@ -243,23 +243,26 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                              int truncate, struct store *st,
                              char *err, size_t errlen)
 {
-    struct journal *j = calloc(1, sizeof(*j));
+    struct journal *j;
     unsigned char *img = NULL;
     size_t len = 0;
 
-    if (!j || !(j->path = strdup(path))) {
+    journal_seams_init(path);   /* the test build's only */
+    j = journal_calloc(JALLOC_OPEN, 1, sizeof(*j));
+    if (!j || !(j->path = journal_malloc(JALLOC_OPEN, strlen(path) + 1))) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
+    strcpy(j->path, path);
     j->fd = -1;
     j->fsync = fsync;
     j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
-    journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
-    j->compact_path = malloc(strlen(path) + sizeof(JOURNAL_COMPACT_SUFFIX));
+    j->compact_path = journal_malloc(JALLOC_OPEN, strlen(path) +
+                                     sizeof(JOURNAL_COMPACT_SUFFIX));
     if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
