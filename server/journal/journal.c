@@ -184,10 +184,11 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
-    if (j->compact_state == JCOMPACT_READY && !j->broken) {
+    if (j->compact_state == JCOMPACT_READY) {
         f->sw = 1;              /* the buffer's records go to the new file */
-        f->do_reserve = 0;      /* the switch reserves there */
         journal_switch_take_locked(j, &f->swc);
+        if (!f->swc.err)        /* else abandoned: the old file takes them */
+            f->do_reserve = 0;  /* the switch reserves there */
     }
 }
 

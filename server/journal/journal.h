@@ -105,8 +105,9 @@ uint64_t journal_append_locked(struct journal *j,
  * journal_open); when one runs already, that one is the one to wait for.
  * Under the store lock it only walks the store and makes one allocation:
  * no thread is created or joined, nothing is logged. Sets *gen; returns
- * 0, -EROFS or -ENOMEM (the state unchanged; the caller reports it). wait:
- * blocks, no lock held, until compaction gen has ended; 0 when the new
+ * 0, -EROFS, -ENOMEM, or -EOVERFLOW when the store outgrew the live size
+ * the journal keeps (a bug), the state unchanged (the caller reports it).
+ * wait: blocks, no lock held, until compaction gen has ended; 0 when the new
  * journal is in place, else -errno with why it failed in why. */
 int journal_compact_start_locked(struct journal *j, uint64_t *gen);
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,
