@@ -1,17 +1,22 @@
 #!/bin/bash
 # test-journal-nomem.sh -- the journal when memory runs out, over real TCP.
 #
-# A compaction whose allocations fail (the test seam SSN_TEST_JOURNAL_FAIL
-# =rewrite:N or alloc:N, in the test build of the servers, build/seams/)
-# while four clients pipeline ADDs and DELETEs and a fifth asks COMPACT
-# again and again: the compaction that met the failure answers an error
-# and leaves the old journal in place, and after kill -9 a restart, by
-# the installed build and without --journal-truncate, finds every
-# acknowledged mutation (tests/lib/acked.sh), with --io threads and --io
-# events. Until the switch checked it, a record the rewrite buffer could
-# not take just before the switch was missing from the new journal and
-# yet acknowledged: an ADD lost, a DELETE undone, and the journal refused
-# at the next start as damaged.
+# A compaction whose rewrite buffer cannot grow (the test seam
+# SSN_TEST_JOURNAL_FAIL=rewrite:N, in the test build of the servers,
+# build/seams/) while four clients pipeline ADDs and DELETEs: the
+# compaction that met the failure answers an error and leaves the old
+# journal in place, or completes when nothing failed, and after kill -9 a
+# restart, by the installed build and without --journal-truncate, finds
+# every acknowledged mutation (tests/lib/acked.sh), with --io threads and
+# --io events. Until the switch checked it, a record the rewrite buffer
+# could not take just before the switch was missing from the new journal
+# and yet acknowledged: an ADD lost, a DELETE undone, and the journal
+# refused at the next start as damaged.
+#
+# A replay that runs out of memory under a real limit (prlimit --as):
+# exit 4, "out of memory" with the file and how far it got, and the file
+# untouched, with --journal-truncate too; until then it was called damage
+# and --journal-truncate cut the good records after it.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/acked.sh"
@@ -170,5 +175,116 @@ case_compact_nomem() {
     done
 }
 
+# ---- a replay that runs out of memory -------------------------------------
+
+# vm_kb PID FIELD: VmPeak or VmSize of a running server, in kB.
+vm_kb() {
+    awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status"
+}
+
+# limited_start KB ARGS...: ssnserver-fine -p 0 ARGS under prlimit, its
+# threads' stacks 1 MiB and, when KB is not 0, its address space KB kB;
+# srv_start's answer (SRV_PID, SRV_PORT, or SRV_RC after a failed start),
+# its stderr in LIM_ERR.
+limited_start() {
+    local kb=$1 n=$SERVERS_STARTED as=()
+    shift
+    LIM_ERR=$TEST_TMP/server$n.err
+    SERVERS_STARTED=$((n + 1))
+    ((kb)) && as=(--as=$((kb * 1024)))
+    SRV_RC=""
+    srv_start "$TEST_TMP/server$n.out" "$LIM_ERR" 20 prlimit --stack=1048576 \
+        "${as[@]}" "$BIN/ssnserver-fine" -p 0 "$@"
+}
+
+# A journal of 200,000 people replayed under a real limit on the address
+# space (prlimit --as), with the threads' stacks small (--stack) so that
+# the replay's own memory is most of what varies: the limit starts
+# halfway between the server's size on an empty journal and its peak on
+# this one, and moves until the replay runs out part of the way through.
+# Every start that fails must exit 4, say "out of memory" with the file
+# and how far it got, and leave the file as it was (size and SHA-256),
+# with --journal-truncate too. The plain build only: a sanitizer reserves
+# terabytes of address space.
+case_replay_nomem() {
+    local big=$TEST_TMP/big.journal empty=$TEST_TMP/empty.journal
+    local people=200000
+    if [[ $BIN == *san* ]]; then
+        ok "# SKIP replay out of memory: RLIMIT_AS and a sanitizer ($BIN) do not mix"
+        return
+    fi
+    if ! command -v prlimit >/dev/null; then
+        not_ok "prlimit is installed (util-linux)"
+        return
+    fi
+    rm -f "$big" "$empty"
+    start_server buffered --journal "$big" --fsync no || return
+    "$BIN/ssn-bench" -p "$SRV_PORT" -c 4 -P 16 --preload "$people" \
+        --keys "$people" -n 1 --mix 0:1:0 >/dev/null 2>&1
+    stop_server "$SRV_PID"
+    local size sum
+    size=$(stat -c %s "$big")
+    sum=$(sha256sum <"$big")
+    check "replay OOM: a journal of $people people was written ($size bytes)" \
+        test "$size" -gt $((people * 30))
+
+    local lo hi
+    limited_start 0 --journal "$empty" --fsync always || return
+    lo=$(vm_kb "$SRV_PID" VmSize)
+    stop_server "$SRV_PID"
+    limited_start 0 --journal "$big" --fsync always || return
+    hi=$(vm_kb "$SRV_PID" VmPeak)
+    stop_server "$SRV_PID"
+
+    local probe lim trunc err n="" changed=0 other=""
+    for ((probe = 1; probe <= 10; probe++)); do
+        lim=$(( (lo + hi) / 2 ))
+        trunc=--journal-truncate
+        ((probe % 2)) || trunc=""
+        if limited_start "$lim" --journal "$big" --fsync always $trunc; then
+            stop_server "$SRV_PID"
+            hi=$lim                     # it started: too much memory
+        else
+            err=$(cat "$LIM_ERR")
+            if [[ $SRV_RC == 4 &&
+                  $err =~ $big:\ out\ of\ memory\ after\ replaying\ ([0-9]+)\ records ]] &&
+               ((BASH_REMATCH[1] > 0 && BASH_REMATCH[1] < people)); then
+                n=${BASH_REMATCH[1]}
+            elif [[ $SRV_RC == 4 ]]; then
+                lo=$lim                 # before the first record
+            elif [[ $err == *"journal thread"* ]]; then
+                hi=$lim                 # replayed, but no room for a thread
+            else
+                other="exit $SRV_RC under $lim kB: $err"
+            fi
+        fi
+        [[ $(stat -c %s "$big"):$(sha256sum <"$big") == "$size:$sum" ]] ||
+            changed=$probe
+        [[ -z $n && -z $other && $changed == 0 ]] || break
+    done
+    expect_eq "replay OOM: no start failed but for want of memory (exit 4)" \
+        "$other" ""
+    expect_eq "replay OOM: the journal is untouched after each try" \
+        "$changed" 0
+    check "replay OOM: a limit ran out part of the way ($n of $people records, $lim kB${trunc:+, $trunc})" \
+        test -n "$n"
+    expect_match "replay OOM: it says so, how far it got, and what to do" \
+        "$(cat "$LIM_ERR")" \
+        "^ssnserver: --journal: $big: out of memory after replaying $n records \(byte [0-9]+ of $size, $n people\); the journal is untouched: start again with more memory"
+    [[ -n $n ]] || return
+    # The other of the two: with --journal-truncate when the try above
+    # had none, and the other way round.
+    if [[ -n $trunc ]]; then trunc=""; else trunc=--journal-truncate; fi
+    limited_start "$lim" --journal "$big" --fsync always $trunc &&
+        stop_server "$SRV_PID"
+    expect_eq "replay OOM${trunc:+ with $trunc} too: exit 4, the journal untouched" \
+        "$SRV_RC:$(stat -c %s "$big"):$(sha256sum <"$big")" "4:$size:$sum"
+    start_server fine --journal "$big" --fsync always || return
+    expect_eq "replay OOM: with room again, all $people people are back" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" "$people"
+    stop_server "$SRV_PID"
+}
+
 case_compact_nomem
+case_replay_nomem
 finish

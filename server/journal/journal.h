@@ -76,7 +76,10 @@ struct journal_figures {
  * to st. With truncate, a damaged record and everything after it are cut
  * off instead of refusing. Returns the journal, or NULL after writing one
  * line saying why (naming the file, the byte offset and what to do) into
- * err. Logs what was recovered. */
+ * err, with errno ENOMEM when memory ran out (the file is then left as
+ * it was, truncate or not: a record that cannot be applied for want of
+ * memory is not damage; the line says how far the replay got) and EINVAL
+ * for every other reason. Logs what was recovered. */
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
                              int truncate, struct store *st,
                              char *err, size_t errlen);

@@ -73,7 +73,8 @@ static int read_all(int fd, unsigned char **out, size_t *len)
 }
 
 /* Replays the image into st. Returns the offset where appending resumes,
- * or -1 after writing why into err. */
+ * or -1 after writing why into err; -ENOMEM when memory ran out, the file
+ * untouched. */
 static long long replay(struct journal *j, const unsigned char *img,
                         size_t len, int truncate, char *err, size_t errlen)
 {
@@ -96,6 +97,17 @@ static long long replay(struct journal *j, const unsigned char *img,
                  "server reads version %d only", j->path, JREC_VERSION);
         return -1;
     case JSCAN_DAMAGED:
+        /* A record that could not be applied for want of memory is no
+         * damage: the file is whole, only this process is too small for
+         * it. Never cut it, --journal-truncate or not. */
+        if (r.cb_error == -ENOMEM) {
+            snprintf(err, errlen, "%s: out of memory after replaying %zu "
+                     "records (byte %zu of %zu, %zu people); the journal is "
+                     "untouched: start again with more memory "
+                     "(--journal-truncate would not help)", j->path,
+                     r.records, r.bad_offset, len, people);
+            return -ENOMEM;
+        }
         if (!truncate) {
             snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
                      "with records after it; %zu records before it are "
@@ -133,7 +145,7 @@ static long long replay(struct journal *j, const unsigned char *img,
 
 /* Opens (or creates) path as j's file and reads it whole into *img (the
  * caller's to free), a new file given its header first. Returns 0, or -1
- * after writing why into err. */
+ * after writing why into err (-ENOMEM when memory ran out). */
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
@@ -141,7 +153,15 @@ static int open_image(struct journal *j, const char *path,
     int rc, fd;
 
     fd = j->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0 || (rc = read_all(fd, img, len))) {
+    if (fd >= 0 && (rc = read_all(fd, img, len)) == ENOMEM) {
+        struct stat sb;
+        snprintf(err, errlen, "%s: out of memory reading it (%lld bytes) "
+                 "before replaying any record; the journal is untouched: "
+                 "start again with more memory", path,
+                 fstat(fd, &sb) ? -1LL : (long long)sb.st_size);
+        return -ENOMEM;
+    }
+    if (fd < 0 || rc) {
         snprintf(err, errlen, "cannot open %s: %s", path,
                  strerror(fd < 0 ? errno : rc));
         return -1;
@@ -157,7 +177,7 @@ static int open_image(struct journal *j, const char *path,
         free(*img);
         if (!(*img = journal_malloc(JALLOC_OPEN, sizeof(h)))) {
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
         memcpy(*img, h, sizeof(h));
         *len = sizeof(h);
@@ -198,8 +218,8 @@ static void stop_compactor(struct journal *j)
 
 /* The two buffers, j->lock and its conditions, the compactor thread
  * (asleep until a compaction) and the flusher thread. Returns 0, or -1
- * after writing why into err (the buffers, if any, are left for the
- * caller to free). */
+ * after writing why into err, -ENOMEM when memory ran out (the buffers,
+ * if any, are left for the caller to free). */
 static int start_threads(struct journal *j, char *err, size_t errlen)
 {
     int rc;
@@ -207,7 +227,7 @@ static int start_threads(struct journal *j, char *err, size_t errlen)
     for (int i = 0; i < 2; i++)
         if (!(j->buf[i].data = journal_malloc(JALLOC_OPEN, JOURNAL_BUF))) {
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -246,6 +266,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     struct journal *j;
     unsigned char *img = NULL;
     size_t len = 0;
+    int rc = -ENOMEM;
 
     journal_seams_init(path);   /* the test build's only */
     j = journal_calloc(JALLOC_OPEN, 1, sizeof(*j));
@@ -268,13 +289,16 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
         goto err;
     }
     strcpy(stpcpy(j->compact_path, path), JOURNAL_COMPACT_SUFFIX);
-    if (open_image(j, path, &img, &len, err, errlen) < 0)
+    if ((rc = open_image(j, path, &img, &len, err, errlen)) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
     free(img);
     img = NULL;
-    if (end < 0)
+    if (end < 0) {
+        rc = (int)end;
         goto err;
+    }
+    rc = -1;
     if ((size_t)end < len && (ftruncate(j->fd, end) || fdatasync(j->fd))) {
         snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
                  strerror(errno));
@@ -285,7 +309,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                     "compaction that did not finish; the journal itself is "
                     "whole", path, j->compact_path);
     reserve_first(j, path, end);
-    if (start_threads(j, err, errlen) < 0)
+    if ((rc = start_threads(j, err, errlen)) < 0)
         goto err;
     st->journal = j;
     return j;
@@ -300,6 +324,7 @@ err:
         free(j->path);
         free(j);
     }
+    errno = rc == -ENOMEM ? ENOMEM : EINVAL;    /* journal.h */
     return NULL;
 }
 
