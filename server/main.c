@@ -34,6 +34,9 @@
                                    number keeps going down */
 #define EXIT_ABANDONED 3        /* the exit status of a stop that left
                                    sessions running (ssnserver.1) */
+#define EXIT_JOURNAL_NOMEM 4    /* the journal could not be replayed for
+                                   want of memory; the file is untouched
+                                   (ssnserver.1) */
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
@@ -123,7 +126,9 @@ static int fit_fd_limit(void)
 }
 
 /* --journal: replays it into the (empty) store and attaches it, before
- * any session can start. Returns 0, or -1 after one line on stderr. */
+ * any session can start. Returns 0, or after one line on stderr -ENOMEM
+ * when memory ran out (exit EXIT_JOURNAL_NOMEM: the journal is whole, the
+ * process too small for it), else -1. */
 static int journal_start(void)
 {
     char err[512];
@@ -135,8 +140,9 @@ static int journal_start(void)
                                      srv.opt.journal_truncate, &srv.store,
                                      err, sizeof(err));
     if (!j) {
+        int nomem = errno == ENOMEM;
         fprintf(stderr, "ssnserver: --journal: %s\n", err);
-        return -1;
+        return nomem ? -ENOMEM : -1;
     }
     journal_set_compact_min(j, srv.opt.journal_compact_min);
     journal_set_wake(j, (enum journal_wake)srv.opt.journal_wake);
@@ -152,9 +158,10 @@ static int serve_stdin(void)
         fprintf(stderr, "ssnserver: out of memory\n");
         return 1;
     }
-    if (journal_start()) {
+    int jrc = journal_start();
+    if (jrc) {
         session_free(s);
-        return 1;
+        return jrc == -ENOMEM ? EXIT_JOURNAL_NOMEM : 1;
     }
     int rc = threads_serve(s, 0);
     session_free(s);
@@ -263,7 +270,8 @@ static int signals_add(struct loop *lp)
     return 0;
 }
 
-/* libevent, the logger, the signal events and the listener. */
+/* libevent, the logger, the signal events and the listener. Returns 0,
+ * or -1 after saying why (-ENOMEM: journal_start's). */
 static int loop_start(struct loop *lp)
 {
     if (evthread_use_pthreads() || !(lp->base = event_base_new())) {
@@ -287,8 +295,9 @@ static int loop_start(struct loop *lp)
             return -1;
         }
     }
-    if (journal_start())        /* replayed before anyone can connect */
-        return -1;
+    int jrc = journal_start();  /* replayed before anyone can connect */
+    if (jrc)
+        return jrc;
     if (signals_add(lp) || listener_start(lp->base))
         return -1;
     return 0;
@@ -412,11 +421,12 @@ int main(int argc, char **argv)
         return 1;
     if (srv.opt.use_stdin) {
         rc = serve_stdin();
-    } else if (loop_start(&lp) == 0) {
+    } else if ((rc = loop_start(&lp)) == 0) {
         log_started();
         event_base_dispatch(lp.base);
         drain_sessions();
-        rc = 0;
+    } else {
+        rc = rc == -ENOMEM ? EXIT_JOURNAL_NOMEM : 1;
     }
     listener_stop();
     journal_close(srv.store.journal);   /* every session has ended */

@@ -89,7 +89,10 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "The first line on standard output is 'listening on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server (exit status 0, or 3 when sessions still\n"
 "running had to be abandoned); SIGHUP reopens the log file; SIGUSR1 writes\n"
-"the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored.\n",
+"the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored. Exit\n"
+"status 1: it could not start; 2: bad options; 4: memory ran out while\n"
+"replaying the journal, which is left untouched (give it more memory;\n"
+"--journal-truncate would not help).\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
             SSN_DEFAULT_WRITE_TIMEOUT);

@@ -191,10 +191,11 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     j->want_reserve = 0;
-    if (j->compact_state == JCOMPACT_READY && !j->broken) {
+    if (j->compact_state == JCOMPACT_READY) {
         f->sw = 1;              /* the buffer's records go to the new file */
-        f->do_reserve = 0;      /* the switch reserves there */
         journal_switch_take_locked(j, &f->swc);
+        if (!f->swc.err)        /* else abandoned: the old file takes them */
+            f->do_reserve = 0;  /* the switch reserves there */
     }
 }
 
@@ -281,12 +282,22 @@ void *journal_flusher_main(void *arg)
 {
     struct journal *j = arg;
     uint64_t last_sync = time_now_ns();
+    uint64_t delayed = 0;               /* the last compaction the test
+                                           seam delayed */
     struct flush_round f;
 
     pthread_mutex_lock(&j->lock);
     for (;;) {
         log_broken_locked(j);
         flush_wait_locked(j, last_sync);
+        if (j->compact_state == JCOMPACT_READY &&
+            delayed != j->compact_started) {
+            delayed = j->compact_started;
+            pthread_mutex_unlock(&j->lock);
+            journal_seam_switch_delay();    /* the test build's only */
+            pthread_mutex_lock(&j->lock);
+            continue;
+        }
         j->flushing = 1;
         journal_round_take_locked(j, last_sync, &f);
         pthread_mutex_unlock(&j->lock);

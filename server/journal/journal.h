@@ -76,7 +76,10 @@ struct journal_figures {
  * to st. With truncate, a damaged record and everything after it are cut
  * off instead of refusing. Returns the journal, or NULL after writing one
  * line saying why (naming the file, the byte offset and what to do) into
- * err. Logs what was recovered. */
+ * err, with errno ENOMEM when memory ran out (the file is then left as
+ * it was, truncate or not: a record that cannot be applied for want of
+ * memory is not damage; the line says how far the replay got) and EINVAL
+ * for every other reason. Logs what was recovered. */
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
                              int truncate, struct store *st,
                              char *err, size_t errlen);
@@ -105,8 +108,9 @@ uint64_t journal_append_locked(struct journal *j,
  * journal_open); when one runs already, that one is the one to wait for.
  * Under the store lock it only walks the store and makes one allocation:
  * no thread is created or joined, nothing is logged. Sets *gen; returns
- * 0, -EROFS or -ENOMEM (the state unchanged; the caller reports it). wait:
- * blocks, no lock held, until compaction gen has ended; 0 when the new
+ * 0, -EROFS, -ENOMEM, or -EOVERFLOW when the store outgrew the live size
+ * the journal keeps (a bug), the state unchanged (the caller reports it).
+ * wait: blocks, no lock held, until compaction gen has ended; 0 when the new
  * journal is in place, else -errno with why it failed in why. */
 int journal_compact_start_locked(struct journal *j, uint64_t *gen);
 int journal_compact_wait(struct journal *j, uint64_t gen, char *why,

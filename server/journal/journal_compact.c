@@ -23,6 +23,14 @@
  * removed at the next start); after it, the new one, which holds every
  * record any reply has waited for. A failure before the rename keeps the
  * old journal and its records; after it, the server turns read-only.
+ * Running out of memory is such a failure, never a lost record: the
+ * snapshot is sized from live_bytes; a rewrite buffer that cannot grow
+ * fails the compaction (compact_nomem, checked by the compactor and again
+ * by the switch, which then abandons it instead of renaming a file that
+ * lacks a record); the room for the window between READY and the switch
+ * is reserved before READY; and the directory is opened before the
+ * rename. Whatever is abandoned, the rounds have written every record to
+ * the old journal all along.
  * The state lives in struct journal under j->lock (journal_int.h).
  */
 #include <assert.h>
@@ -48,19 +56,24 @@
 
 struct snap_walk {
     unsigned char *p;
-    size_t len;
+    size_t len, cap;
 };
 
+/* -EOVERFLOW, and the walk stops, if the record would not fit: the
+ * buffer is sized from live_bytes, which is exact, so this only guards
+ * against a mistake in keeping it. */
 static int snap_one(const struct entry *e, void *arg)
 {
     struct snap_walk *w = arg;
     char ssn[ENTRY_SSN_LEN + 1];
+    const char *first = entry_first(e), *last = entry_last(e);
 
+    if (jrec_add_len(strlen(first), strlen(last)) > w->cap - w->len)
+        return -EOVERFLOW;
     /* Each claims all before it: the new file is synced whole before it
      * is renamed in, the first moment it can be read as the journal. */
-    w->len += jrec_encode(w->p + w->len, JREC_VERSION, 0, STORE_ADD,
-                          entry_first(e), entry_last(e), entry_age(e),
-                          entry_ssn_text(e, ssn));
+    w->len += jrec_encode(w->p + w->len, JREC_VERSION, 0, STORE_ADD, first,
+                          last, entry_age(e), entry_ssn_text(e, ssn));
     return 0;
 }
 
@@ -109,6 +122,11 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
         pthread_mutex_unlock(&j->lock);
         return 0;
     }
+    /* The snapshot's exact size: live_bytes is kept record by record, and
+     * no append can change it now (they need the store lock). Sizing it
+     * by the longest record instead took four times the memory for
+     * names of everyday length. */
+    struct snap_walk w = { .cap = j->live_bytes };
     pthread_mutex_unlock(&j->lock);
 
     /* What needs the store lock, and nothing else: the walk, O(n), and
@@ -116,16 +134,19 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
      * RUNNING: appends need the store lock, which the caller holds. */
     uint64_t t0 = time_now_ns();
     size_t people = store_count_locked(j->store);
-    struct snap_walk w = { .p = malloc(people * JREC_MAX + 1) };
-    if (w.p)
-        store_foreach_locked(j->store, snap_one, &w);
+    int rc = -ENOMEM;
+    w.p = journal_malloc(JALLOC_SNAPSHOT, w.cap + 1);
+    if (w.p && (rc = store_foreach_locked(j->store, snap_one, &w))) {
+        free(w.p);
+        w.p = NULL;
+    }
 
     pthread_mutex_lock(&j->lock);
     if (!w.p) {
         /* Like a failure: the automatic rewrite waits for more growth. */
         j->compact_next = j->accepted_end + j->compact_min;
         pthread_mutex_unlock(&j->lock);
-        return -ENOMEM;
+        return rc;
     }
     assert(j->compact_state == JCOMPACT_IDLE);  /* starts need the store */
     j->compact_snap = w.p;                   /* the compactor's from now on */
@@ -192,12 +213,16 @@ void journal_compact_note_locked(struct journal *j, const void *rec,
 
     if (j->compact_state == JCOMPACT_RUNNING ||
         j->compact_state == JCOMPACT_READY) {
+        /* Growing fails the compaction, not the append: the record is in
+         * buf[active] for the old journal either way. READY never grows
+         * (compact_one reserved the room), and the switch checks
+         * compact_nomem all the same. */
         struct jgrow *g = &j->compact_buf;
         if (g->len + n > g->cap && !j->compact_nomem) {
             size_t cap = g->cap ? g->cap * 2 : JOURNAL_BUF;
             while (cap < g->len + n)
                 cap *= 2;
-            unsigned char *p = realloc(g->data, cap);
+            unsigned char *p = journal_realloc(JALLOC_REWRITE, g->data, cap);
             if (p) {
                 g->data = p;
                 g->cap = cap;
@@ -272,6 +297,28 @@ static int catch_up(struct journal *j, int fd, uint64_t *end)
     return 0;
 }
 
+/* Makes room in the rewrite buffer for every record that can be appended
+ * between READY and the switch, so that none of them has to allocate:
+ * they all go into the active buffer as well, which holds JOURNAL_BUF
+ * bytes at most (journal_reserve_locked waits when it is full), and no
+ * round swaps it until the switch takes it. On failure compact_nomem is
+ * set: the compaction fails before READY. j->lock held. */
+static void reserve_ready_room_locked(struct journal *j)
+{
+    struct jgrow *g = &j->compact_buf;
+    size_t need = g->len + JOURNAL_BUF;
+
+    if (g->cap >= need)
+        return;
+    unsigned char *p = journal_realloc(JALLOC_REWRITE, g->data, need);
+    if (!p) {
+        j->compact_nomem = 1;
+        return;
+    }
+    g->data = p;
+    g->cap = need;
+}
+
 /* The compactor's failure: the old journal stays, the new file goes. */
 static void compact_failed(struct journal *j, int fd, int err,
                            const char *what)
@@ -323,9 +370,15 @@ static void compact_one(struct journal *j, struct snapshot *sn)
         err = catch_up(j, fd, &end);
 
     pthread_mutex_lock(&j->lock);
+    if (!err && !j->compact_nomem)
+        reserve_ready_room_locked(j);
     if (!err && j->compact_nomem) {
         err = ENOMEM;
         what = "the rewrite buffer cannot grow";
+    }
+    if (!err && j->broken) {
+        err = EROFS;
+        what = "the journal is read-only";
     }
     if (!err && j->compact_abort) {
         err = ECANCELED;
@@ -400,38 +453,61 @@ void *journal_compactor_main(void *arg)
 void journal_switch_take_locked(struct journal *j, struct jswitch *sw)
 {
     memset(sw, 0, sizeof(*sw));
+    sw->fd = j->compact_fd;
+    sw->reserved_end = j->reserved_end;
+    j->compact_state = JCOMPACT_SWITCHING;
+    /* The switch marks every record up to hi durable in the new file, so
+     * the new file must hold every one of them. A record the rewrite
+     * buffer could not take (compact_nomem) is in the old journal only,
+     * and may have been acknowledged from there: abandon. The old journal
+     * stays, and this round writes the active buffer to it as any round
+     * would. A journal broken meanwhile is abandoned too. */
+    if (j->compact_nomem || j->broken) {
+        sw->err = j->broken ? EROFS : ENOMEM;
+        sw->what = j->broken ? "the journal is read-only"
+                             : "the rewrite buffer cannot grow";
+        return;
+    }
     sw->rem = j->compact_buf;
     memset(&j->compact_buf, 0, sizeof(j->compact_buf));
     sw->hi = j->appended_seq;
-    sw->fd = j->compact_fd;
     sw->off = j->compact_end;
-    sw->reserved_end = j->reserved_end;
-    j->compact_state = JCOMPACT_SWITCHING;
     j->reserved_end = j->accepted_end;  /* appends wait for the switch */
 }
 
-static int sync_dir(const char *path)
+/* The directory that holds path, opened for its sync after the rename,
+ * and before it, so that nothing that may fail for want of memory is left
+ * once the new file has the journal's name. The descriptor, or -errno. */
+static int open_dir(const char *path)
 {
-    char *copy = strdup(path);
+    char *copy = journal_malloc(JALLOC_SWITCH, strlen(path) + 1);
     if (!copy)
-        return ENOMEM;
+        return -ENOMEM;
+    strcpy(copy, path);
     int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int err = errno;
     free(copy);
-    if (fd < 0)
-        return errno;
-    int err = fsync(fd) ? errno : 0;
-    close(fd);
-    return err;
+    return fd < 0 ? -err : fd;
 }
 
 void journal_switch_io(struct journal *j, struct jswitch *sw)
 {
+    int dfd = -1;
+
+    if (sw->err) {                      /* abandoned when taken */
+        close(sw->fd);
+        unlink(j->compact_path);
+        return;
+    }
     if ((sw->err = journal_pwrite_all(sw->fd, sw->rem.data, sw->rem.len,
                                       (off_t)sw->off))) {
         sw->what = "cannot write the new file";
     } else if (journal_sync_fn(sw->fd)) {
         sw->err = errno;
         sw->what = "cannot sync the new file";
+    } else if ((dfd = open_dir(j->real_path)) < 0) {
+        sw->err = -dfd;
+        sw->what = "cannot open the journal's directory";
     }
     free(sw->rem.data);
     if (!sw->err) {
@@ -442,6 +518,8 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
         }
     }
     if (sw->err) {                      /* the old journal stays */
+        if (dfd >= 0)
+            close(dfd);
         close(sw->fd);
         unlink(j->compact_path);
         return;
@@ -450,8 +528,11 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
     journal_seam_crash(JCRASH_RENAMED);
     close(j->fd);                       /* its lock goes: sw->fd's holds */
     j->fd = sw->fd;                     /* only the round under way uses it */
-    if ((sw->err = sync_dir(j->real_path)))
+    if (fsync(dfd)) {
+        sw->err = errno;
         sw->what = "journal directory sync failed";
+    }
+    close(dfd);
     sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
 }
 

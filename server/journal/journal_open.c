@@ -53,7 +53,7 @@ static int read_all(int fd, unsigned char **out, size_t *len)
 
     if (fstat(fd, &sb))
         return errno;
-    unsigned char *p = malloc((size_t)sb.st_size + 1);
+    unsigned char *p = journal_malloc(JALLOC_OPEN, (size_t)sb.st_size + 1);
     if (!p)
         return ENOMEM;
     size_t got = 0;
@@ -92,7 +92,8 @@ static int header_again(struct journal *j, char *err, size_t errlen)
 /* Replays the image into st, and decides what a bad record means (the
  * rule of the file's version, journal_rec.c). Sets the file's version and
  * whether its last records wait for a MARK. Returns the offset where
- * appending resumes, or -1 after writing why into err. */
+ * appending resumes, or -1 after writing why into err; -ENOMEM when memory
+ * ran out, the file untouched. */
 static long long replay(struct journal *j, const unsigned char *img,
                         size_t len, int truncate, char *err, size_t errlen)
 {
@@ -125,6 +126,17 @@ static long long replay(struct journal *j, const unsigned char *img,
         j->version = JREC_VERSION;
         return JREC_HEADER_LEN;
     case JSCAN_DAMAGED:
+        /* A record that could not be applied for want of memory is no
+         * damage: the file is whole, only this process is too small for
+         * it. Never cut it, --journal-truncate or not. */
+        if (r.cb_error == -ENOMEM) {
+            snprintf(err, errlen, "%s: out of memory after replaying %zu "
+                     "records (byte %zu of %zu, %zu people); the journal is "
+                     "untouched: start again with more memory "
+                     "(--journal-truncate would not help)", j->path,
+                     r.records, r.bad_offset, len, people);
+            return -ENOMEM;
+        }
         if (!truncate && r.witness) {
             snprintf(err, errlen, "%s: damaged record at byte %zu (bad "
                      "length, checksum or contents), in bytes that had been "
@@ -187,14 +199,22 @@ static long long replay(struct journal *j, const unsigned char *img,
 
 /* Reads j's file (opened and locked, journal_owner_open) whole into *img
  * (the caller's to free), a new file given its header first. Returns 0,
- * or -1 after writing why into err. */
+ * or -1 after writing why into err (-ENOMEM when memory ran out). */
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
 {
     int rc, fd = j->fd;
 
-    if ((rc = read_all(fd, img, len))) {
+    if ((rc = read_all(fd, img, len)) == ENOMEM) {
+        struct stat sb;
+        snprintf(err, errlen, "%s: out of memory reading it (%lld bytes) "
+                 "before replaying any record; the journal is untouched: "
+                 "start again with more memory", path,
+                 fstat(fd, &sb) ? -1LL : (long long)sb.st_size);
+        return -ENOMEM;
+    }
+    if (rc) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(rc));
         return -1;
     }
@@ -207,9 +227,9 @@ static int open_image(struct journal *j, const char *path,
             return -1;
         }
         free(*img);
-        if (!(*img = malloc(sizeof(h)))) {
+        if (!(*img = journal_malloc(JALLOC_OPEN, sizeof(h)))) {
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
         memcpy(*img, h, sizeof(h));
         *len = sizeof(h);
@@ -256,16 +276,16 @@ static void stop_compactor(struct journal *j)
 
 /* The two buffers, j->lock and its conditions, the compactor thread
  * (asleep until a compaction) and the flusher thread. Returns 0, or -1
- * after writing why into err (the buffers, if any, are left for the
- * caller to free). */
+ * after writing why into err, -ENOMEM when memory ran out (the buffers,
+ * if any, are left for the caller to free). */
 static int start_threads(struct journal *j, char *err, size_t errlen)
 {
     int rc;
 
     for (int i = 0; i < 2; i++)
-        if (!(j->buf[i].data = malloc(JOURNAL_BUF))) {
+        if (!(j->buf[i].data = journal_malloc(JALLOC_OPEN, JOURNAL_BUF))) {
             snprintf(err, errlen, "out of memory");
-            return -1;
+            return -ENOMEM;
         }
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -301,28 +321,33 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                              int truncate, struct store *st,
                              char *err, size_t errlen)
 {
-    struct journal *j = calloc(1, sizeof(*j));
+    struct journal *j;
     unsigned char *img = NULL;
     size_t len = 0;
+    int rc = -ENOMEM;
 
-    if (!j || !(j->path = strdup(path))) {
+    journal_seams_init(path);   /* the test build's only */
+    j = journal_calloc(JALLOC_OPEN, 1, sizeof(*j));
+    if (!j || !(j->path = journal_malloc(JALLOC_OPEN, strlen(path) + 1))) {
         snprintf(err, errlen, "out of memory");
         goto err;
     }
+    strcpy(j->path, path);
     j->fd = -1;
     j->fsync = fsync;
     j->wake = JOURNAL_WAKE_SIGNAL;
     j->store = st;
     j->compact_min = j->compact_next = JOURNAL_COMPACT_MIN;
-    journal_seams_init(path);   /* the test build's only */
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
     /* The lock first: a second server must neither read nor touch
      * PATH.compact, which the owner may be writing. */
+    rc = -1;                    /* what refuses here is no want of memory */
     if ((j->fd = journal_owner_open(path, &j->real_path, err, errlen)) < 0)
         goto err;
-    j->compact_path = malloc(strlen(j->real_path) +
-                             sizeof(JOURNAL_COMPACT_SUFFIX));
+    rc = -ENOMEM;
+    j->compact_path = journal_malloc(JALLOC_OPEN, strlen(j->real_path) +
+                                     sizeof(JOURNAL_COMPACT_SUFFIX));
     if (!j->compact_path) {
         snprintf(err, errlen, "out of memory");
         goto err;
@@ -333,13 +358,16 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
         JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
                     "the file a compaction replaces (the link stays)", path,
                     j->real_path);
-    if (open_image(j, path, &img, &len, err, errlen) < 0)
+    if ((rc = open_image(j, path, &img, &len, err, errlen)) < 0)
         goto err;
     long long end = replay(j, img, len, truncate, err, errlen);
     free(img);
     img = NULL;
-    if (end < 0)
+    if (end < 0) {
+        rc = (int)end;
         goto err;
+    }
+    rc = -1;
     if ((size_t)end < len && (ftruncate(j->fd, end) || fdatasync(j->fd))) {
         snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
                  strerror(errno));
@@ -350,7 +378,7 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
                     "compaction that did not finish; the journal itself is "
                     "whole", path, j->compact_path);
     reserve_first(j, path, end);
-    if (start_threads(j, err, errlen) < 0)
+    if ((rc = start_threads(j, err, errlen)) < 0)
         goto err;
     st->journal = j;
     return j;
@@ -366,6 +394,7 @@ err:
         free(j->path);
         free(j);
     }
+    errno = rc == -ENOMEM ? ENOMEM : EINVAL;    /* journal.h */
     return NULL;
 }
 

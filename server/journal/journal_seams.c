@@ -5,7 +5,10 @@
  * The state is set once by journal_seams_init, before the journal's
  * threads start, then only read, but for fail_seen, which the one round
  * under way counts with no lock held, like its I/O itself (rounds run one
- * at a time under j->flushing, so each sees the count the last one left).
+ * at a time under j->flushing, so each sees the count the last one left),
+ * and the allocation counts, atomic: sessions (the snapshot, the rewrite
+ * buffer), the compactor and the flusher allocate, each under its own
+ * locks.
  */
 #ifndef SSN_TEST_SEAMS
 #error "journal_seams.c is the test build's only (-DSSN_TEST_SEAMS)"
@@ -13,6 +16,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,16 +27,23 @@
 #include "log.h"
 #include "timeutil.h"
 
-#define SEAM_SLOW_MAX_MS 60000  /* slow:N's largest N */
 #define SEAM_TORN_BLOCK  512    /* torn:N skips the round's part of this
                                    much of the file: a disk's sector */
+#define SEAM_SLOW_MAX_MS 60000  /* slow:N's largest N */
 
 static struct {
     int crash_armed;
     enum jcrash crash_at;
-    enum { FAIL_NONE, FAIL_WRITE, FAIL_SYNC, FAIL_SLOW, FAIL_TORN } fail_op;
+    enum { FAIL_NONE, FAIL_WRITE, FAIL_SYNC, FAIL_SLOW, FAIL_TORN,
+           FAIL_ALLOC, FAIL_REWRITE, FAIL_SWITCH } fail_op; /* the first
+                                                               four only */
     uint64_t fail_at;           /* from this call on (or slow's delay) */
     uint64_t fail_seen;         /* fail_op's calls so far */
+    uint64_t alloc_at;          /* this allocation fails (0: none) */
+    uint64_t rewrite_at;        /* this one of the rewrite buffer's */
+    uint64_t switch_ms;         /* the switch this late (0: not late) */
+    _Atomic uint64_t allocs;    /* allocations so far */
+    _Atomic uint64_t rewrites;  /* the rewrite buffer's so far */
 } seams;
 
 /* SSN_TEST_COMPACT_CRASH: where a test makes a compaction crash. */
@@ -51,68 +62,138 @@ static void crash_from_env(void)
         }
 }
 
-/* SSN_TEST_JOURNAL_FAIL, for tests/test-journal-faults.sh: "sync:N" or
- * "write:N" (N decimal, from 1, no sign or leading zero) makes the N-th
- * sync (or write) of a round's records fail with EIO, as a failing disk
- * would, and every one after it (the journal, read-only by then, does no
- * more). A sync that fails this way follows a real write, so its records
- * still reach the file; a write that fails writes nothing. "slow:N" makes
- * every sync of records, and a compaction's sync of its snapshot, take N
- * ms longer, and succeed: replies held that long, COMPACT answered that
- * late (test-journal-events.sh). "torn:N" writes the N-th round of
- * records out of order, as a power loss can leave the last, unsynced
- * write: its part of the file's first 512-byte block is skipped (the
- * zeros reserved there stay), the rest written, and the server killed
- * (SIGKILL) before that round is synced or acknowledged
- * (test-journal-torn.sh). Anything else is logged and ignored, so that a
- * typo is not taken for a test that passed. */
+/* SSN_TEST_JOURNAL_FAIL's operations, by the names its items use. */
+static const char *const fail_ops[] = {
+    [FAIL_WRITE] = "write", [FAIL_SYNC] = "sync", [FAIL_SLOW] = "slow",
+    [FAIL_TORN] = "torn", [FAIL_ALLOC] = "alloc", [FAIL_REWRITE] = "rewrite",
+    [FAIL_SWITCH] = "switch",
+};
+
+/* One item of SSN_TEST_JOURNAL_FAIL, "OP:N" (the n bytes at v; N decimal,
+ * from 1, no sign or leading zero), into *op and *at. 0, or -1 when it is
+ * not one. */
+static int fail_item(const char *v, size_t n, int *op, uint64_t *at)
+{
+    char item[48], *end;
+
+    if (n >= sizeof(item))
+        return -1;
+    memcpy(item, v, n);
+    item[n] = '\0';
+    for (*op = FAIL_WRITE; *op <= FAIL_SWITCH; (*op)++) {
+        size_t k = strlen(fail_ops[*op]);
+        if (strncmp(item, fail_ops[*op], k) != 0 || item[k] != ':')
+            continue;
+        const char *d = item + k + 1;
+        if (*d < '1' || *d > '9')
+            return -1;
+        errno = 0;
+        unsigned long long u = strtoull(d, &end, 10);
+        if (errno || *end || ((*op == FAIL_SLOW || *op == FAIL_SWITCH) &&
+                              u > SEAM_SLOW_MAX_MS))
+            return -1;
+        *at = u;
+        return 0;
+    }
+    return -1;
+}
+
+/* SSN_TEST_JOURNAL_FAIL, for tests/test-journal-faults.sh,
+ * test-journal-compact.sh and tools/soak-journal: items "OP:N" separated
+ * by commas. "sync:N" or "write:N" makes the N-th sync (or write) of a
+ * round's records fail with EIO, as a failing disk would, and every one
+ * after it (the journal, read-only by then, does no more). A sync that
+ * fails this way follows a real write, so its records still reach the
+ * file; a write that fails writes nothing. "slow:N" makes every sync of
+ * records, and a compaction's sync of its snapshot, take N ms longer, and
+ * succeed: replies held that long, COMPACT answered that late
+ * (test-journal-events.sh). "torn:N" writes the N-th round of records
+ * out of order, as a power loss can leave the last, unsynced write: its
+ * part of the file's first 512-byte block is skipped (the zeros reserved
+ * there stay), the rest written, and the server killed (SIGKILL) before
+ * that round is synced or acknowledged (test-journal-torn.sh). One of
+ * these four at most. "alloc:N" makes
+ * the N-th allocation the journal makes (journal_malloc, counted from the
+ * start of journal_open) fail with ENOMEM, that one only; "rewrite:N" the
+ * N-th of the rewrite buffer's (where a compaction keeps the records
+ * appended after its snapshot). "switch:N" makes the flusher wait N ms
+ * between a compaction's new file being ready and its switch, so that
+ * appends meet that window (tests/test-journal-nomem.sh). Anything else,
+ * and the whole value is logged and ignored, so that a typo is not taken
+ * for a test that passed. */
 static void fail_from_env(const char *path)
 {
-    static const char *const ops[] = {
-        [FAIL_WRITE] = "write", [FAIL_SYNC] = "sync", [FAIL_SLOW] = "slow",
-        [FAIL_TORN] = "torn",
-    };
     const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
+    uint64_t at[FAIL_SWITCH + 1] = { 0 };
+    int slot = FAIL_NONE, op;
 
     if (!v)
         return;
-    for (int op = FAIL_WRITE; op <= FAIL_TORN; op++) {
-        size_t n = strlen(ops[op]);
-        if (strncmp(v, ops[op], n) != 0 || v[n] != ':')
+    for (const char *p = v;; p++) {
+        size_t n = strcspn(p, ",");
+        uint64_t a;
+        if (fail_item(p, n, &op, &a) < 0 || at[op] ||
+            (op <= FAIL_TORN && slot != FAIL_NONE)) {
+            log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL="
+                    "\"%.60s\" ignored: the test seam takes sync:N, write:N, "
+                    "slow:N or torn:N, alloc:N, rewrite:N, switch:N, N from 1, "
+                    "separated by commas", path, v);
+            return;
+        }
+        at[op] = a;
+        if (op <= FAIL_TORN)
+            slot = op;
+        p += n;
+        if (!*p)
+            break;
+    }
+    for (op = FAIL_WRITE; op <= FAIL_SWITCH; op++) {
+        unsigned long long a = at[op];
+        if (!a)
             continue;
-        const char *d = v + n + 1;
-        char *end;
-        if (*d < '1' || *d > '9')
-            break;
-        errno = 0;
-        unsigned long long at = strtoull(d, &end, 10);
-        if (errno || *end || (op == FAIL_SLOW && at > SEAM_SLOW_MAX_MS))
-            break;
-        seams.fail_op = op;
-        seams.fail_at = at;
         if (op == FAIL_SLOW)
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: every sync takes %llu ms longer",
-                    path, v, at);
+                    "FAIL=%s:%llu: every sync takes %llu ms longer",
+                    path, fail_ops[op], a, a);
         else if (op == FAIL_TORN)
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: round of records number %llu is written torn "
-                    "(its first block skipped), then the server is killed",
-                    path, v, at);
+                    "FAIL=torn:%llu: round of records number %llu is written "
+                    "torn (its first block skipped), then the server is "
+                    "killed", path, a, a);
+        else if (op == FAIL_ALLOC)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=alloc:%llu: the journal's allocation number %llu "
+                    "fails with ENOMEM", path, a, a);
+        else if (op == FAIL_REWRITE)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=rewrite:%llu: the rewrite buffer's allocation "
+                    "number %llu fails with ENOMEM", path, a, a);
+        else if (op == FAIL_SWITCH)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=switch:%llu: a compaction's switch waits %llu ms "
+                    "once its new file is ready", path, a, a);
         else
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
-                    "FAIL=%s: the %ss of records fail with EIO from number "
-                    "%llu on", path, v, ops[op], at);
-        return;
+                    "FAIL=%s:%llu: the %ss of records fail with EIO from "
+                    "number %llu on", path, fail_ops[op], a, fail_ops[op], a);
     }
-    log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL=\"%.40s\" "
-            "ignored: the test seam takes sync:N, write:N, slow:N or torn:N, "
-            "N from 1", path, v);
+    if (slot != FAIL_NONE) {
+        seams.fail_op = slot;
+        seams.fail_at = at[slot];
+    }
+    seams.alloc_at = at[FAIL_ALLOC];
+    seams.rewrite_at = at[FAIL_REWRITE];
+    seams.switch_ms = at[FAIL_SWITCH];
 }
 
 void journal_seams_init(const char *path)
 {
-    memset(&seams, 0, sizeof(seams));
+    seams.crash_armed = 0;
+    seams.fail_op = FAIL_NONE;
+    seams.fail_at = seams.fail_seen = 0;
+    seams.alloc_at = seams.rewrite_at = seams.switch_ms = 0;
+    atomic_store(&seams.allocs, 0);
+    atomic_store(&seams.rewrites, 0);
     crash_from_env();
     fail_from_env(path);
 }
@@ -135,6 +216,23 @@ int journal_seam_fail(enum jfail op)
         (op == JFAIL_SYNC && seams.fail_op != FAIL_SYNC))
         return 0;
     return ++seams.fail_seen >= seams.fail_at;
+}
+
+int journal_seam_alloc_fails(enum jalloc site)
+{
+    uint64_t n = atomic_fetch_add(&seams.allocs, 1) + 1;
+
+    if (n == seams.alloc_at)
+        return 1;
+    if (site != JALLOC_REWRITE)
+        return 0;
+    return atomic_fetch_add(&seams.rewrites, 1) + 1 == seams.rewrite_at;
+}
+
+void journal_seam_switch_delay(void)
+{
+    if (seams.switch_ms)
+        time_sleep_ns(seams.switch_ms * TIME_NS_PER_MS);
 }
 
 void journal_seam_torn(int fd, const unsigned char *p, size_t n,

@@ -1,8 +1,10 @@
 /* journal_seams.h -- the journal's test seams, SQLite's SQLITE_TEST model:
  * a compaction killed at a chosen step (SSN_TEST_COMPACT_CRASH), a write
- * or sync of a round's records that fails with EIO or is slow, or a round
- * written torn, out of order, before the server is killed
- * (SSN_TEST_JOURNAL_FAIL), for tests/test-journal-*.sh.
+ * or sync of a round's records that fails with EIO or is slow, a round
+ * written torn, out of order, before the server is killed, and the N-th
+ * allocation the journal makes failing with ENOMEM
+ * (SSN_TEST_JOURNAL_FAIL), for tests/test-journal-*.sh and
+ * tools/soak-journal.
  *
  * They exist only in the test build of the servers, which the Makefile
  * makes with -DSSN_TEST_SEAMS into $(BUILD)/seams/ssnserver-MODE (never
@@ -20,8 +22,10 @@
 #ifndef SSN_JOURNAL_SEAMS_H
 #define SSN_JOURNAL_SEAMS_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 /* The steps of a compaction where SSN_TEST_COMPACT_CRASH=NAME kills the
  * server (SIGKILL). */
@@ -38,6 +42,17 @@ enum jfail {
     JFAIL_SYNC,                 /* their sync */
     JFAIL_COMPACT_SYNC,         /* a compaction's sync of its snapshot:
                                    only slowed (slow:N), never failed */
+};
+
+/* What the journal allocates (journal_malloc below), for the seams that
+ * count allocations: "alloc:N" counts them all, "rewrite:N" only the
+ * rewrite buffer's. */
+enum jalloc {
+    JALLOC_OPEN,                /* journal_open's: the journal, its paths,
+                                   the file's image, the two buffers */
+    JALLOC_SNAPSHOT,            /* a compaction's snapshot */
+    JALLOC_REWRITE,             /* the rewrite buffer (compact_buf) */
+    JALLOC_SWITCH,              /* the switch: the directory's path */
 };
 
 #ifdef SSN_TEST_SEAMS
@@ -61,6 +76,14 @@ int journal_seam_fail(enum jfail op);
  * otherwise. */
 void journal_seam_torn(int fd, const unsigned char *p, size_t n,
                        uint64_t off);
+/* Before each allocation the journal makes (journal_malloc), from any
+ * thread, with or without j->lock: 1 when it is the one to fail. */
+int journal_seam_alloc_fails(enum jalloc site);
+
+/* The flusher, once per compaction, when the new file is ready and before
+ * it takes the switch, with no lock held: "switch:N" sleeps N ms here, so
+ * that a test's appends meet the window before the switch. */
+void journal_seam_switch_delay(void);
 
 #else   /* the installed servers: no seam at all */
 
@@ -72,7 +95,44 @@ static inline void journal_seam_torn(int fd, const unsigned char *p,
 {
     (void)fd; (void)p; (void)n; (void)off;
 }
+static inline int journal_seam_alloc_fails(enum jalloc site)
+{
+    (void)site;
+    return 0;
+}
+static inline void journal_seam_switch_delay(void) { }
 
 #endif
+
+/* The journal's malloc, calloc and realloc: every allocation of
+ * server/journal/ goes through them, so that the test build can fail the
+ * N-th one. Without SSN_TEST_SEAMS the test is a constant 0 and each is
+ * the plain call. On failure: NULL, errno ENOMEM, p (realloc) untouched. */
+static inline void *journal_malloc(enum jalloc site, size_t n)
+{
+    if (journal_seam_alloc_fails(site)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return malloc(n);
+}
+
+static inline void *journal_calloc(enum jalloc site, size_t n, size_t size)
+{
+    if (journal_seam_alloc_fails(site)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return calloc(n, size);
+}
+
+static inline void *journal_realloc(enum jalloc site, void *p, size_t n)
+{
+    if (journal_seam_alloc_fails(site)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return realloc(p, n);
+}
 
 #endif
