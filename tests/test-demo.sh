@@ -65,6 +65,28 @@ for png in "$TEST_TMP"/demo*/tree-*.png; do
 done
 check "demo: at least one tree picture was drawn" test "$n" -ge 1
 
+# ---- a server that hangs is reported in seconds ------------------------
+# A stand-in bin/ whose ssnserver-fine freezes itself (SIGSTOP) a moment
+# after it starts: kill_it's --hang (the demo's DEMO_HANG, 5 s) must call
+# it hung within seconds, not sit out the 60 s timeout.
+hb=$TEST_TMP/hang-bin
+mkdir -p "$hb"
+for f in "$BIN"/*; do [[ -f $f && -x $f ]] && ln -sf "$(cd "$(dirname "$f")" && pwd)/$(basename "$f")" "$hb/"; done
+rm -f "$hb/ssnserver-fine"
+real_fine="$(cd "$BIN" && pwd)/ssnserver-fine"
+printf '#!/bin/bash\n( sleep 1; kill -STOP $$ ) &\nexec %q "$@"\n' "$real_fine" >"$hb/ssnserver-fine"
+chmod +x "$hb/ssnserver-fine"
+t0=$(now)
+out=$(BIN=$hb DEMO_OUT="$TEST_TMP/demo-hang" DEMO_MODES=fine DEMO_EVENTS=3000 \
+      DEMO_PRELOAD=100 DEMO_RATE=0 timeout 60 tools/demo 2>&1)
+ms=$(elapsed_ms "$t0")
+row=$(grep '^fine  ' <<<"$out" | tail -1)
+expect_match "demo: a frozen server's row says it hung" \
+    "$row" 'FAILED: server hung after [0-9.]+ s'
+after=$(sed -n 's/.*server hung after \([0-9]*\).*/\1/p' <<<"$row")
+check "demo: ... within the demo's 5 s --hang of its freezing (after ${after:-?} s; kill_it's own default waited 10 s)" \
+    test "${after:-99}" -lt 9
+
 # ---- kill_it's lock figures ----------------------------------------------
 # lock_line MODE NEVENTS NCLIENTS: sets l to kill_it's "lock:" line against
 # a fresh server of MODE (kill_it's whole output in $TEST_TMP/ki.MODE).
