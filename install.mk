@@ -62,6 +62,8 @@ help:
 	@echo '  bench-journal the journal'"'"'s targets against Redis'"'"'s AOF and the disk'"'"'s own'
 	@echo '                sync rate (docs/DURABILITY.md; not in check)'
 	@echo '  bench-limits  the figures of docs/LIMITS.md at 10^6 people (not in check)'
+	@echo '  soak-journal  200 cycles of kill -9, failing allocations and compactions,'
+	@echo '                every acknowledged mutation checked (not in check)'
 	@echo '  tsan, asan    sanitizer builds of the servers into bin/tsan/ and bin/asan/'
 	@echo '  race-lab      ThreadSanitizer builds of every mode under load (docs/RACES.md)'
 	@echo '  fuzz          libFuzzer targets with clang (docs/FUZZING.md); fuzz-run,'
