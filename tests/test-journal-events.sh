@@ -56,7 +56,7 @@ case_vanish_while_held() {
 # until answered, so holding and releasing it costs no epoll_ctl. Stopping
 # and restarting the read event for each ADD cost two (with --fsync always
 # a third of the server's system calls, and a quarter of its rate with one
-# worker: docs/DURABILITY.md). Counted by an LD_PRELOAD wrapper, so only
+# worker, when it was measured). Counted by an LD_PRELOAD wrapper, so only
 # with the plain build (a sanitizer's runtime must come first).
 case_held_costs_no_epoll_ctl() {
     local so=${BUILD:-build}/tests/count-epoll-ctl.so count out
