@@ -8,6 +8,7 @@
  * flusher, under j->lock before touching the file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -200,6 +201,28 @@ static long long replay(struct journal *j, const unsigned char *img,
 /* Reads j's file (opened and locked, journal_owner_open) whole into *img
  * (the caller's to free), a new file given its header first. Returns 0,
  * or -1 after writing why into err (-ENOMEM when memory ran out). */
+/* fsync of the directory that holds path: 0 or the errno. */
+static int sync_parent_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX];
+    int fd, rc = 0;
+
+    if (!slash)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == path)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    if (fsync(fd))
+        rc = errno;
+    close(fd);
+    return rc;
+}
+
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
@@ -224,6 +247,14 @@ static int open_image(struct journal *j, const char *path,
         if ((rc = journal_pwrite_all(fd, h, sizeof(h), 0)) ||
             (fdatasync(fd) && (rc = errno))) {
             snprintf(err, errlen, "cannot write %s: %s", path, strerror(rc));
+            return -1;
+        }
+        /* The new file's name must be durable too, before any record in
+         * it is acknowledged: a power loss could otherwise take the whole
+         * file with it, synced records and all. */
+        if ((rc = sync_parent_dir(j->real_path))) {
+            snprintf(err, errlen, "cannot sync the directory of %s: %s",
+                     path, strerror(rc));
             return -1;
         }
         free(*img);
