@@ -20,6 +20,7 @@
 #include "net/listener.h"
 #include "lockmode.h"
 #include "log.h"
+#include "metrics.h"
 #include "options.h"
 #include "server.h"
 #include "session.h"
@@ -409,6 +410,7 @@ int main(int argc, char **argv)
     loop_free(&lp);
     log_shutdown();
     store_destroy(&srv.store);
+    metrics_shutdown();
     digest_global_cleanup();
     libevent_global_shutdown();
     return rc;

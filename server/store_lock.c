@@ -7,6 +7,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lockmode.h"
 #include "store.h"
@@ -146,9 +147,11 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
     struct store_lock_stats *s = &st->stats;
     uint64_t now = contended ? time_now_ns() : asked;
 
-    s->acquisitions++;
-    s->contended += (uint64_t)contended;
-    hist_record(&s->wait, now - asked);
+    /* Relaxed stores: /metrics reads these without the lock. */
+    __atomic_store_n(&s->acquisitions, s->acquisitions + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->contended, s->contended + (uint64_t)contended,
+                     __ATOMIC_RELAXED);
+    hist_record_relaxed(&s->wait, now - asked);
     s->acquired_at = now;
 }
 
@@ -294,7 +297,7 @@ int store_unlock(struct store *st)
 {
     uint64_t held_ns = time_now_ns() - st->stats.acquired_at;
 
-    hist_record(&st->stats.hold, held_ns);
+    hist_record_relaxed(&st->stats.hold, held_ns);
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
     int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
@@ -409,6 +412,19 @@ int store_lock_cancel(struct store *st, struct store_waiter *w)
     return granted;
 }
 
+static void figures_from(const struct hist *wait, const struct hist *hold,
+                         struct store_lock_figures *f)
+{
+    hist_summarize(wait, &f->wait);
+    hist_summarize(hold, &f->hold);
+    f->wait_us = f->wait.sum / 1000;
+    f->hold_us = f->hold.sum / 1000;
+    f->wait_max_us = f->wait.max / 1000;
+    f->hold_max_us = f->hold.max / 1000;
+    f->wait_p99_us = f->wait.p99 / 1000;
+    f->hold_p99_us = f->hold.p99 / 1000;
+}
+
 void store_lock_figures_locked(const struct store *st,
                                struct store_lock_figures *f)
 {
@@ -417,19 +433,34 @@ void store_lock_figures_locked(const struct store *st,
     STORE_ASSERT_HELD(st);
     f->acquisitions = s->acquisitions;
     f->contended = s->contended;
-    f->wait_us = s->wait.sum / 1000;
-    f->hold_us = s->hold.sum / 1000;
-    f->wait_max_us = s->wait.count ? s->wait.max / 1000 : 0;
-    f->hold_max_us = s->hold.count ? s->hold.max / 1000 : 0;
-    f->wait_p99_us = hist_percentile(&s->wait, 99) / 1000;
-    f->hold_p99_us = hist_percentile(&s->hold, 99) / 1000;
+    figures_from(&s->wait, &s->hold, f);
 }
 
-/* The holder's own hold goes on: its start time is kept. */
+int store_lock_figures(const struct store *st, struct store_lock_figures *f)
+{
+    const struct store_lock_stats *s = &st->stats;
+    struct hist *h = malloc(2 * sizeof(*h));    /* 30 KB, off the stack */
+
+    if (!h)
+        return -ENOMEM;
+    hist_init(&h[0]);
+    hist_init(&h[1]);
+    f->acquisitions = __atomic_load_n(&s->acquisitions, __ATOMIC_RELAXED);
+    f->contended = __atomic_load_n(&s->contended, __ATOMIC_RELAXED);
+    hist_merge_relaxed(&h[0], &s->wait);
+    hist_merge_relaxed(&h[1], &s->hold);
+    figures_from(&h[0], &h[1], f);
+    free(h);
+    return 0;
+}
+
+/* The holder's own hold goes on: its start time is kept. Relaxed stores,
+ * as the holder's records (store_lock_figures may be reading). */
 void store_lock_reset_locked(struct store *st)
 {
     STORE_ASSERT_HELD(st);
-    st->stats.acquisitions = st->stats.contended = 0;
-    hist_init(&st->stats.wait);
-    hist_init(&st->stats.hold);
+    __atomic_store_n(&st->stats.acquisitions, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->stats.contended, 0, __ATOMIC_RELAXED);
+    hist_clear(&st->stats.wait);
+    hist_clear(&st->stats.hold);
 }
