@@ -18,6 +18,7 @@
 #include "digest.h"
 #include "journal/journal.h"
 #include "net/listener.h"
+#include "net/metrics_http.h"
 #include "lockmode.h"
 #include "log.h"
 #include "metrics.h"
@@ -276,7 +277,7 @@ static int loop_start(struct loop *lp)
     }
     if (journal_start())        /* replayed before anyone can connect */
         return -1;
-    if (signals_add(lp) || listener_start(lp->base))
+    if (signals_add(lp) || listener_start(lp->base) || metrics_http_start())
         return -1;
     return 0;
 }
@@ -402,10 +403,12 @@ int main(int argc, char **argv)
     } else if (loop_start(&lp) == 0) {
         log_started();
         event_base_dispatch(lp.base);
+        metrics_http_stop();
         drain_sessions();
         rc = 0;
     }
     listener_stop();
+    metrics_http_stop();                /* a start-up that failed after it */
     journal_close(srv.store.journal);   /* every session has ended */
     loop_free(&lp);
     log_shutdown();

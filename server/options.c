@@ -77,6 +77,12 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         rewrite the journal as the live set by itself once\n"
 "                         it passes BYTES and twice that set's size (suffix\n"
 "                         k, m, g; default 64m; 0: only on COMPACT)\n"
+"      --metrics-port PORT\n"
+"                         serve GET /metrics (Prometheus's text format:\n"
+"                         counters, gauges, latency summaries; never a name\n"
+"                         or SSN) on PORT of the --bind address, under the\n"
+"                         same protected mode; 0 picks a free port (default:\n"
+"                         none)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
@@ -86,7 +92,8 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "  -h, --help             this text\n"
 "  -V, --version          version and lock mode\n"
 "\n"
-"The first line on standard output is 'listening on ADDR:PORT'.\n"
+"The first line on standard output is 'listening on ADDR:PORT'; with\n"
+"--metrics-port the next is 'metrics on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server (exit status 0, or 3 when sessions still\n"
 "running had to be abandoned); SIGHUP reopens the log file; SIGUSR1 writes\n"
 "the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored.\n",
@@ -148,6 +155,7 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
+    OPT_METRICS,
 };
 
 static const struct option longopts[] = {
@@ -169,6 +177,7 @@ static const struct option longopts[] = {
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
     { "journal-wake",  required_argument, NULL, OPT_JWAKE },
     { "journal-compact-min", required_argument, NULL, OPT_JCOMPACT },
+    { "metrics-port",  required_argument, NULL, OPT_METRICS },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
@@ -192,6 +201,7 @@ static void set_defaults(struct options *opt)
     opt->journal_wake = JOURNAL_WAKE_SIGNAL;    /* measured best,
                                                    docs/DURABILITY.md */
     opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
+    opt->metrics_port = -1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
 }
@@ -260,6 +270,9 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         if (opt->journal_wake < 0)
             bad_value("--journal-wake", optarg, "is not a wake-up "
                       "(broadcast or signal)");
+        break;
+    case OPT_METRICS:
+        opt->metrics_port = (int)number("--metrics-port", optarg, 0, 65535);
         break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
