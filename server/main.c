@@ -26,6 +26,7 @@
 #include "server.h"
 #include "session.h"
 #include "stats.h"
+#include "trace.h"
 #include "net/events.h"
 #include "net/threads.h"
 
@@ -162,6 +163,19 @@ static int serve_stdin(void)
     if (rc < 0)
         fprintf(stderr, "ssnserver: %s\n", strerror(-rc));
     return rc < 0 ? 1 : 0;
+}
+
+/* --trace FILE: opened before any thread starts. 0, or 1 after saying
+ * why. */
+static int trace_start(void)
+{
+    if (!srv.opt.trace)
+        return 0;
+    int rc = trace_open(srv.opt.trace);
+    if (rc)
+        fprintf(stderr, "ssnserver: --trace: cannot write %s: %s\n",
+                srv.opt.trace, strerror(-rc));
+    return rc != 0;
 }
 
 /* --password-file: its first line (without "\r\n") is the password; only
@@ -396,7 +410,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;
     }
-    if (server_init() || load_password())
+    if (server_init() || load_password() || trace_start())
         return 1;
     if (srv.opt.use_stdin) {
         rc = serve_stdin();
@@ -410,6 +424,7 @@ int main(int argc, char **argv)
     listener_stop();
     metrics_http_stop();                /* a start-up that failed after it */
     journal_close(srv.store.journal);   /* every session has ended */
+    trace_close();                      /* and every thread that traced */
     loop_free(&lp);
     log_shutdown();
     store_destroy(&srv.store);

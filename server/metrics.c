@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include "metrics.h"
+#include "trace.h"
 
 #define METRICS_SLOTS 64        /* free sets kept in lock-free slots; more
                                    than this many slices at once park the
@@ -189,12 +190,15 @@ static void rounds_init_locked(void)
     round_inited = 1;
 }
 
-void metrics_journal_round(uint64_t records, uint64_t ns)
+void metrics_journal_round(uint64_t records, uint64_t from_ns,
+                           uint64_t to_ns)
 {
+    trace_span(TRACE_JOURNAL_ROUND, from_ns, to_ns,
+               records > UINT32_MAX ? UINT32_MAX : (uint32_t)records);
     pthread_mutex_lock(&round_lock);
     rounds_init_locked();
     hist_record(&round_records, records);
-    hist_record(&round_ns, ns);
+    hist_record(&round_ns, to_ns - from_ns);
     pthread_mutex_unlock(&round_lock);
 }
 

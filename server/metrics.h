@@ -75,9 +75,11 @@ void metrics_give(struct metrics_set *m);
  * nanoseconds into m, which the caller has taken. */
 void metrics_record(struct metrics_set *m, int cmd, uint64_t ns);
 
-/* One journal round that wrote records records in ns nanoseconds (its
- * write and sync). Called by the round's leader, any thread. */
-void metrics_journal_round(uint64_t records, uint64_t ns);
+/* One journal round that wrote records records, its write and sync from
+ * from_ns to to_ns (time_now_ns()): into the round histograms, and onto
+ * the --trace timeline of the calling thread, the round's leader. */
+void metrics_journal_round(uint64_t records, uint64_t from_ns,
+                           uint64_t to_ns);
 
 /* What STATS and /metrics report, read at once. */
 struct metrics_snapshot {

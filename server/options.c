@@ -10,6 +10,7 @@
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
+#include "trace.h"
 
 #define MAX_OUTPUT_MIN  4096    /* a limit must hold any one-line reply */
 
@@ -86,6 +87,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
+"      --trace FILE       write a timeline of each thread's waits for and\n"
+"                         holds of the store lock, reply writes and journal\n"
+"                         rounds to FILE at exit, in the Chrome Trace Event\n"
+"                         format (open it in ui.perfetto.dev); at most %d\n"
+"                         events per thread, the rest counted as dropped\n"
 "  -q, --quiet            no OK or Bye replies (errors and data still print)\n"
 "  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
 "      --log-file PATH    append the log to PATH (default standard error)\n"
@@ -99,7 +105,7 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored.\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
-            SSN_DEFAULT_WRITE_TIMEOUT);
+            SSN_DEFAULT_WRITE_TIMEOUT, TRACE_RING_EVENTS);
 }
 
 static void bad_value(const char *opt, const char *s, const char *why)
@@ -155,7 +161,7 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
-    OPT_METRICS,
+    OPT_METRICS, OPT_TRACE,
 };
 
 static const struct option longopts[] = {
@@ -179,6 +185,7 @@ static const struct option longopts[] = {
     { "journal-compact-min", required_argument, NULL, OPT_JCOMPACT },
     { "metrics-port",  required_argument, NULL, OPT_METRICS },
     { "race-window",   required_argument, NULL, OPT_RACE },
+    { "trace",         required_argument, NULL, OPT_TRACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
     { "log-level",     required_argument, NULL, 'l' },
@@ -274,6 +281,7 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_METRICS:
         opt->metrics_port = (int)number("--metrics-port", optarg, 0, 65535);
         break;
+    case OPT_TRACE: opt->trace = optarg; break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;

@@ -24,6 +24,7 @@
 #include "server.h"
 #include "session.h"
 #include "timeutil.h"
+#include "trace.h"
 #include "store.h"
 
 struct session *session_new(struct store *st, const struct session_io *io,
@@ -110,7 +111,9 @@ static void send_failed(struct session *s, int rc)
 static int emit(struct session *s, const void *data, size_t len)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    uint64_t t = trace_begin();
     int rc = s->io.send(s->io.arg, data, len, s->journal_seq);
+    trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
         send_failed(s, rc);
@@ -121,7 +124,10 @@ static int emit(struct session *s, const void *data, size_t len)
 static int emit_listing(struct session *s, struct listing *l)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    uint64_t t = trace_begin();
+    size_t len = l->len;                /* l may be gone once sent */
     int rc = s->io.send_listing(s->io.arg, l, s->journal_seq);
+    trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
         send_failed(s, rc);
@@ -148,8 +154,11 @@ int reply_send_locked(struct session *s)
     int rc = 0;
 
     assert(s->journal_seq == 0);        /* sent before the lock was taken */
-    if (s->out.len)
+    if (s->out.len) {
+        uint64_t t = trace_begin();
         rc = s->io.send_locked(s->io.arg, s->out.buf, s->out.len);
+        trace_end(TRACE_SEND, t, (uint32_t)s->out.len);
+    }
     s->out.len = 0;
     s->reply_mark = 0;
     if (rc)

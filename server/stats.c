@@ -10,6 +10,7 @@
 #include "server.h"
 #include "stats.h"
 #include "store.h"
+#include "trace.h"
 
 /* "NAME_p50_us V" ... "NAME_max_us V" (us: a nanosecond summary in whole
  * microseconds, rounded down as the older fields are, so the order
@@ -190,6 +191,11 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
     size_t len = (size_t)n;
     struct metrics_snapshot ms;
     if (metrics_snapshot(&ms) || metrics_lines(buf, cap, &len, &ms))
+        return 0;
+    if (append(cap, &len, snprintf(buf + len, cap - len,
+               "trace %d\ntrace_events %llu\ntrace_events_dropped %llu\n",
+               srv.opt.trace != NULL, (unsigned long long)trace_events(),
+               (unsigned long long)trace_dropped())))
         return 0;
     if (append(cap, &len, snprintf(buf + len, cap - len, PROTO_END_LINE)))
         return 0;

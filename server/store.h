@@ -44,6 +44,9 @@ struct store_lock_stats {
     uint64_t acquisitions;
     uint64_t contended;         /* the lock was held or queued for */
     uint64_t acquired_at;       /* time_now_ns() when the holder got it */
+    int conn_hold;              /* the hold is an event loop's connection's
+                                   (store_lock_nowait, _adopt), not its
+                                   thread's: for --trace */
     struct hist wait, hold;     /* totals, maxima and percentiles */
 };
 

@@ -12,6 +12,7 @@
 #include "lockmode.h"
 #include "store.h"
 #include "timeutil.h"
+#include "trace.h"
 
 /* handoff is held for a few dozen instructions, by every store_lock and
  * store_unlock: with a thread per connection, two CPUs meet on it all the
@@ -138,6 +139,29 @@ static int wait_queued(struct store *st)
     }
     pthread_cond_destroy(&w.wake);
     return -rc;
+}
+
+/* --trace's spans of the lock, out of line: with tracing off the hot
+ * path pays one test of trace_on. conn: an event loop's connection took
+ * the lock (store_lock_nowait, _adopt), whose wait and hold are not its
+ * thread's (trace.h). conn_hold is only kept while tracing, which is on
+ * or off for the server's whole life. */
+static __attribute__((noinline, cold)) void
+trace_acquired(struct store *st, uint64_t asked, int conn)
+{
+    uint64_t now = st->stats.acquired_at;   /* asked when uncontended */
+
+    st->stats.conn_hold = conn;
+    if (now != asked)
+        trace_record(conn ? TRACE_CONN_LOCK_WAIT : TRACE_LOCK_WAIT, asked,
+                     now, 0);
+}
+
+static __attribute__((noinline, cold)) void
+trace_released(const struct store *st, uint64_t now)
+{
+    trace_record(st->stats.conn_hold ? TRACE_CONN_LOCK_HOLD : TRACE_LOCK_HOLD,
+                 st->stats.acquired_at, now, 0);
 }
 
 /* Counts one acquisition; the caller has just got the lock. Two clock
@@ -288,6 +312,8 @@ int store_lock(struct store *st)
     if (rc)
         return rc;
     count_acquired(st, asked, contended);
+    if (trace_enabled())
+        trace_acquired(st, asked, 0);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
     return 0;
@@ -295,9 +321,11 @@ int store_lock(struct store *st)
 
 int store_unlock(struct store *st)
 {
-    uint64_t held_ns = time_now_ns() - st->stats.acquired_at;
+    uint64_t now = time_now_ns(), held_ns = now - st->stats.acquired_at;
 
     hist_record_relaxed(&st->stats.hold, held_ns);
+    if (trace_enabled())
+        trace_released(st, now);
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
     int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
@@ -376,6 +404,8 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
     set_held(st, 1);
     pthread_mutex_unlock(&st->handoff);
     count_acquired(st, asked, 0);
+    if (trace_enabled())
+        trace_acquired(st, asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
     return 0;
@@ -384,6 +414,8 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
 void store_lock_adopt(struct store *st, struct store_waiter *w)
 {
     count_acquired(st, w->asked, 1);
+    if (trace_enabled())
+        trace_acquired(st, w->asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
 }

@@ -100,7 +100,7 @@ START_TEST(test_metrics_reset)
     metrics_record(held, METRICS_PRINT, 500);
     metrics_record(idle, METRICS_PRINT, 900);
     metrics_give(idle);
-    metrics_journal_round(3, 40000);
+    metrics_journal_round(3, 1000, 41000);
     metrics_reset();
     struct metrics_snapshot s = snap();
     ck_assert_uint_eq(s.cmd[METRICS_PRINT].count, 0);   /* both skipped */
@@ -116,7 +116,7 @@ END_TEST
 START_TEST(test_metrics_journal_rounds)
 {
     for (uint64_t r = 1; r <= 10; r++)
-        metrics_journal_round(r, r * 1000);
+        metrics_journal_round(r, 5000, 5000 + r * 1000);
     struct metrics_snapshot s = snap();
     ck_assert_uint_eq(s.round_records.count, 10);
     ck_assert_uint_eq(s.round_records.p50, 5);

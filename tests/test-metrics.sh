@@ -15,6 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
 SB=$BIN/ssn-bench
+[[ -x $SB ]] || SB=bin/ssn-bench       # BIN=bin/tsan has servers only
 J=$TEST_TMP/people.journal
 
 # in_order STATS_TEXT PREFIX SUFFIX: 0 when PREFIX_p50SUFFIX <= _p90 <=

@@ -225,7 +225,7 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
     if (f->sw)                  /* failed: the old journal took the buffer */
         journal_switch_publish_locked(j, &f->swc);
     if (f->n && !f->broken && !f->werr) {
-        metrics_journal_round(f->hi - j->written_seq, f->io_to - f->io_from);
+        metrics_journal_round(f->hi - j->written_seq, f->io_from, f->io_to);
         j->written_records += f->hi - j->written_seq;
         j->writes++;
         j->written_seq = f->hi;

@@ -32,6 +32,7 @@
 #include "metrics.h"
 #include "metrics_http.h"
 #include "server.h"
+#include "trace.h"
 
 #define HTTP_TIMEOUT_S      10      /* a scraper that sends nothing */
 #define HTTP_MAX_HEADERS    8192    /* a GET needs far less */
@@ -166,7 +167,9 @@ static int server_lines(struct evbuffer *b)
                 "for want of file descriptors.",
                 (unsigned long long)atomic_load(&srv.accept_fd_exhausted)) ||
         counter(b, "ssn_auth_failures_total", "Wrong passwords sent with "
-                "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures));
+                "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures)) ||
+        counter(b, "ssn_trace_events_dropped_total", "Events of --trace "
+                "lost to a full ring.", (unsigned long long)trace_dropped());
 }
 
 static int lock_lines(struct evbuffer *b)
