@@ -201,6 +201,26 @@ case_metrics_port() {
     expect_eq "the server stops cleanly with the metrics thread" "$STOP_RC" 0
 }
 
+# A scrape never waits for the store lock: coarse holds it for as long as
+# a session lives, and /metrics still answers at once, lock figures and all.
+case_metrics_coarse_held() {
+    local mport t0 ms
+    start_server coarse --metrics-port 0 || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    open_conn "$SRV_PORT"
+    send_line "$CONN" "COUNT"
+    read_line "$CONN" 2            # the session has begun: the lock is held
+    t0=$(now)
+    scrape "$mport" /metrics "$TEST_TMP/held"
+    ms=$(elapsed_ms "$t0")
+    check "coarse, a session holding the lock: /metrics answers within 1 s ($ms ms)" \
+        test "$ms" -lt 1000
+    expect_match "... with the lock's figures" \
+        "$(sample "$TEST_TMP/held" ssn_lock_acquisitions_total)" '^[1-9][0-9]*$'
+    close_conn "$CONN"
+    stop_server "$SRV_PID"
+}
+
 case_metrics_port_errors() {
     local err
     for v in abc -1 65536 ""; do
@@ -220,5 +240,6 @@ case_metrics_port_errors() {
 case_stats_percentiles threads
 case_stats_percentiles events
 case_metrics_port
+case_metrics_coarse_held
 case_metrics_port_errors
 finish
