@@ -67,7 +67,7 @@ clients: $(CLIENT_PROGS)
 # or memcached for tests/test-bench.sh; it is never installed.
 SSN_BENCH      := $(BIN)/ssn-bench
 SSN_BENCH_OBJS := $(addprefix $(BUILD)/client/bench/,bench_main.o \
-                  bench_opts.o bench_set.o bench_conn.o)
+                  bench_opts.o bench_set.o bench_conn.o bench_stats.o)
 BENCH_FAKE     := $(BUILD)/client/bench-fake
 
 $(SSN_BENCH): $(SSN_BENCH_OBJS) $(CLIENT_LIB) $(LIBCOMMON)

@@ -11,12 +11,7 @@ void hist_init(struct hist *h)
 
 unsigned hist_bucket_of(uint64_t v)
 {
-    if (v < HIST_SUB)
-        return (unsigned)v;
-    unsigned e = 63u - (unsigned)__builtin_clzll(v);    /* e >= SUB_BITS */
-    unsigned shift = e - HIST_SUB_BITS;
-    return (e - HIST_SUB_BITS + 1) * HIST_SUB
-           + (unsigned)((v >> shift) - HIST_SUB);
+    return hist_bucket_index(v);
 }
 
 uint64_t hist_bucket_low(unsigned b)
@@ -56,6 +51,54 @@ void hist_merge(struct hist *dst, const struct hist *src)
         dst->min = src->min;
     if (src->max > dst->max)
         dst->max = src->max;
+}
+
+#define LOAD(p)     HIST_LOAD(p)
+#define STORE(p, v) HIST_STORE(p, v)
+
+void hist_merge_relaxed(struct hist *dst, const struct hist *src)
+{
+    uint64_t min = LOAD(&src->min), max = LOAD(&src->max);
+
+    if (min > max)
+        return;                         /* empty (min is UINT64_MAX) */
+    /* Only the buckets between min's and max's can hold anything: a
+     * latency histogram uses a few hundred of its HIST_BUCKETS. */
+    unsigned hi = hist_bucket_of(max);
+    for (unsigned i = hist_bucket_of(min); i <= hi; i++) {
+        uint64_t n = LOAD(&src->bucket[i]);
+        dst->bucket[i] += n;
+        dst->count += n;
+    }
+    dst->sum += LOAD(&src->sum);
+    if (min < dst->min)
+        dst->min = min;
+    if (max > dst->max)
+        dst->max = max;
+}
+
+void hist_clear(struct hist *h)
+{
+    uint64_t min = LOAD(&h->min), max = LOAD(&h->max);
+
+    unsigned hi = hist_bucket_of(max);
+    for (unsigned i = min <= max ? hist_bucket_of(min) : 0; i <= hi; i++)
+        STORE(&h->bucket[i], 0);
+    STORE(&h->count, 0);
+    STORE(&h->sum, 0);
+    STORE(&h->max, 0);
+    STORE(&h->min, UINT64_MAX);
+}
+
+void hist_summarize(const struct hist *h, struct hist_summary *s)
+{
+    s->count = h->count;
+    s->sum = h->sum;
+    s->p50 = hist_percentile(h, 50);
+    s->p90 = hist_percentile(h, 90);
+    s->p99 = hist_percentile(h, 99);
+    s->p999 = hist_percentile(h, 99.9);
+    s->max = h->count ? h->max : 0;
 }
 
 uint64_t hist_percentile(const struct hist *h, double p)

@@ -35,6 +35,35 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * monotonic in p, so p50 <= p90 <= p99 <= max always holds. 0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 
+/* The figures STATS and /metrics report of one histogram, in its unit. */
+struct hist_summary {
+    uint64_t count, sum;
+    uint64_t p50, p90, p99, p999;   /* hist_percentile's, so monotonic */
+    uint64_t max;                   /* exact; 0 when empty */
+};
+
+/* Fills s from h; every figure 0 when h is empty. */
+void hist_summarize(const struct hist *h, struct hist_summary *s);
+
+/* One writer, readers on other threads at the same time (a live figure
+ * read without the writer's lock): hist_record_relaxed stores each field
+ * with a relaxed atomic store of its new value (a plain load, add and
+ * store on x86, no locked instruction: there is only one writer), and
+ * hist_merge_relaxed reads src with relaxed atomic loads. The reader may
+ * see a record half done (a bucket counted, not yet the sum), so dst's
+ * count is recounted from its buckets; a figure read so is off by the
+ * records in flight, never torn. The writer must be the only one at any
+ * time: a lock it holds, or its thread's own histogram. */
+static inline void hist_record_relaxed(struct hist *h, uint64_t v);
+void hist_merge_relaxed(struct hist *dst, const struct hist *src);
+
+/* hist_init again for a histogram in use, by its one writer, with relaxed
+ * stores (readers may be merging it). Only the buckets between min's and
+ * max's are written (from bucket 0 when min is not kept, as in
+ * metrics.c's lean sets): the others are zero already, and their pages
+ * stay untouched. */
+void hist_clear(struct hist *h);
+
 /* Mean of the recorded values, 0 when empty. */
 double hist_mean(const struct hist *h);
 
@@ -50,5 +79,36 @@ const char *hist_fmt3(double x, char *buf, size_t cap);
 unsigned hist_bucket_of(uint64_t v);
 uint64_t hist_bucket_low(unsigned b);
 uint64_t hist_bucket_high(unsigned b);
+
+/* ---- inline: the request path records here ---------------------------- */
+
+static inline unsigned hist_bucket_index(uint64_t v)
+{
+    if (v < HIST_SUB)
+        return (unsigned)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);    /* e >= SUB_BITS */
+    unsigned shift = e - HIST_SUB_BITS;
+    return (e - HIST_SUB_BITS + 1) * HIST_SUB
+           + (unsigned)((v >> shift) - HIST_SUB);
+}
+
+/* Relaxed atomic access to a plain uint64_t: GCC's builtins, which
+ * ThreadSanitizer knows, on fields that are not _Atomic so that the
+ * single-threaded functions stay plain. */
+#define HIST_LOAD(p)     __atomic_load_n((p), __ATOMIC_RELAXED)
+#define HIST_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+
+static inline void hist_record_relaxed(struct hist *h, uint64_t v)
+{
+    uint64_t *b = &h->bucket[hist_bucket_index(v)];
+
+    HIST_STORE(b, HIST_LOAD(b) + 1);
+    HIST_STORE(&h->count, HIST_LOAD(&h->count) + 1);
+    HIST_STORE(&h->sum, HIST_LOAD(&h->sum) + v);
+    if (v < HIST_LOAD(&h->min))
+        HIST_STORE(&h->min, v);
+    if (v > HIST_LOAD(&h->max))
+        HIST_STORE(&h->max, v);
+}
 
 #endif

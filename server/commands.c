@@ -272,7 +272,8 @@ static void cmd_stats(struct session *s)
     if (len)
         reply_put(s, block, len);
     else
-        reply_puts(s, PROTO_ERR_NOMEM_LINE);    /* cannot happen: a bug */
+        reply_puts(s, PROTO_ERR_NOMEM_LINE);    /* the latency figures'
+                                                   scratch memory */
 }
 
 /* Zeroes every counter that is not a gauge, the lock's figures included. */

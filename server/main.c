@@ -19,12 +19,15 @@
 #include "digest.h"
 #include "journal/journal.h"
 #include "net/listener.h"
+#include "net/metrics_http.h"
 #include "lockmode.h"
 #include "log.h"
+#include "metrics.h"
 #include "options.h"
 #include "server.h"
 #include "session.h"
 #include "stats.h"
+#include "trace.h"
 #include "net/events.h"
 #include "net/threads.h"
 
@@ -170,6 +173,19 @@ static int serve_stdin(void)
     return rc < 0 ? 1 : 0;
 }
 
+/* --trace FILE: opened before any thread starts. 0, or 1 after saying
+ * why. */
+static int trace_start(void)
+{
+    if (!srv.opt.trace)
+        return 0;
+    int rc = trace_open(srv.opt.trace);
+    if (rc)
+        fprintf(stderr, "ssnserver: --trace: cannot write %s: %s\n",
+                srv.opt.trace, strerror(-rc));
+    return rc != 0;
+}
+
 /* --password-file: its first line (without "\r\n") is the password; only
  * its SHA-256 is kept. A regular file that group or others have access to
  * is refused (sshd's StrictModes with a private key) before it is read;
@@ -298,7 +314,7 @@ static int loop_start(struct loop *lp)
     int jrc = journal_start();  /* replayed before anyone can connect */
     if (jrc)
         return jrc;
-    if (signals_add(lp) || listener_start(lp->base))
+    if (signals_add(lp) || listener_start(lp->base) || metrics_http_start())
         return -1;
     return 0;
 }
@@ -417,22 +433,26 @@ int main(int argc, char **argv)
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;
     }
-    if (server_init() || load_password())
+    if (server_init() || load_password() || trace_start())
         return 1;
     if (srv.opt.use_stdin) {
         rc = serve_stdin();
     } else if ((rc = loop_start(&lp)) == 0) {
         log_started();
         event_base_dispatch(lp.base);
+        metrics_http_stop();
         drain_sessions();
     } else {
         rc = rc == -ENOMEM ? EXIT_JOURNAL_NOMEM : 1;
     }
     listener_stop();
+    metrics_http_stop();                /* a start-up that failed after it */
     journal_close(srv.store.journal);   /* every session has ended */
+    trace_close();                      /* and every thread that traced */
     loop_free(&lp);
     log_shutdown();
     store_destroy(&srv.store);
+    metrics_shutdown();
     digest_global_cleanup();
     libevent_global_shutdown();
     return rc;

@@ -10,6 +10,7 @@
 #include "lockmode.h"
 #include "log.h"
 #include "options.h"
+#include "trace.h"
 
 #define MAX_OUTPUT_MIN  4096    /* a limit must hold any one-line reply */
 
@@ -77,16 +78,28 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         rewrite the journal as the live set by itself once\n"
 "                         it passes BYTES and twice that set's size (suffix\n"
 "                         k, m, g; default 64m; 0: only on COMPACT)\n"
+"      --metrics-port PORT\n"
+"                         serve GET /metrics (Prometheus's text format:\n"
+"                         counters, gauges, latency summaries; never a name\n"
+"                         or SSN) on PORT of the --bind address, under the\n"
+"                         same protected mode; 0 picks a free port (default:\n"
+"                         none)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
+"      --trace FILE       write a timeline of each thread's waits for and\n"
+"                         holds of the store lock, reply writes and journal\n"
+"                         rounds to FILE at exit, in the Chrome Trace Event\n"
+"                         format (open it in ui.perfetto.dev); at most %d\n"
+"                         events per thread, the rest counted as dropped\n"
 "  -q, --quiet            no OK or Bye replies (errors and data still print)\n"
 "  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
 "      --log-file PATH    append the log to PATH (default standard error)\n"
 "  -h, --help             this text\n"
 "  -V, --version          version and lock mode\n"
 "\n"
-"The first line on standard output is 'listening on ADDR:PORT'.\n"
+"The first line on standard output is 'listening on ADDR:PORT'; with\n"
+"--metrics-port the next is 'metrics on ADDR:PORT'.\n"
 "SIGINT or SIGTERM stop the server (exit status 0, or 3 when sessions still\n"
 "running had to be abandoned); SIGHUP reopens the log file; SIGUSR1 writes\n"
 "the STATS counters to the log; SIGUSR2 and SIGXFSZ are ignored. Exit\n"
@@ -95,7 +108,7 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "--journal-truncate would not help).\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
-            SSN_DEFAULT_WRITE_TIMEOUT);
+            SSN_DEFAULT_WRITE_TIMEOUT, TRACE_RING_EVENTS);
 }
 
 static void bad_value(const char *opt, const char *s, const char *why)
@@ -151,6 +164,7 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
+    OPT_METRICS, OPT_TRACE,
 };
 
 static const struct option longopts[] = {
@@ -172,7 +186,9 @@ static const struct option longopts[] = {
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
     { "journal-wake",  required_argument, NULL, OPT_JWAKE },
     { "journal-compact-min", required_argument, NULL, OPT_JCOMPACT },
+    { "metrics-port",  required_argument, NULL, OPT_METRICS },
     { "race-window",   required_argument, NULL, OPT_RACE },
+    { "trace",         required_argument, NULL, OPT_TRACE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
     { "log-level",     required_argument, NULL, 'l' },
@@ -195,6 +211,7 @@ static void set_defaults(struct options *opt)
     opt->journal_wake = JOURNAL_WAKE_SIGNAL;    /* measured best,
                                                    docs/DURABILITY.md */
     opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
+    opt->metrics_port = -1;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
 }
@@ -264,6 +281,10 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
             bad_value("--journal-wake", optarg, "is not a wake-up "
                       "(broadcast or signal)");
         break;
+    case OPT_METRICS:
+        opt->metrics_port = (int)number("--metrics-port", optarg, 0, 65535);
+        break;
+    case OPT_TRACE: opt->trace = optarg; break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;

@@ -52,6 +52,8 @@ struct options {
     int journal_truncate;       /* --journal-truncate */
     int journal_wake;           /* --journal-wake, an enum journal_wake */
     size_t journal_compact_min; /* --journal-compact-min */
+    int metrics_port;           /* --metrics-port; -1: none, 0: any free */
+    const char *trace;          /* --trace FILE; NULL: not traced */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */

@@ -18,11 +18,13 @@
 #include "commands.h"
 #include "listing.h"
 #include "lockmode.h"
+#include "metrics.h"
 #include "proto.h"
 #include "reply.h"
 #include "server.h"
 #include "session.h"
 #include "timeutil.h"
+#include "trace.h"
 #include "store.h"
 
 struct session *session_new(struct store *st, const struct session_io *io,
@@ -109,7 +111,9 @@ static void send_failed(struct session *s, int rc)
 static int emit(struct session *s, const void *data, size_t len)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    uint64_t t = trace_begin();
     int rc = s->io.send(s->io.arg, data, len, s->journal_seq);
+    trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
         send_failed(s, rc);
@@ -120,7 +124,10 @@ static int emit(struct session *s, const void *data, size_t len)
 static int emit_listing(struct session *s, struct listing *l)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    uint64_t t = trace_begin();
+    size_t len = l->len;                /* l may be gone once sent */
     int rc = s->io.send_listing(s->io.arg, l, s->journal_seq);
+    trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
         send_failed(s, rc);
@@ -147,8 +154,11 @@ int reply_send_locked(struct session *s)
     int rc = 0;
 
     assert(s->journal_seq == 0);        /* sent before the lock was taken */
-    if (s->out.len)
+    if (s->out.len) {
+        uint64_t t = trace_begin();
         rc = s->io.send_locked(s->io.arg, s->out.buf, s->out.len);
+        trace_end(TRACE_SEND, t, (uint32_t)s->out.len);
+    }
     s->out.len = 0;
     s->reply_mark = 0;
     if (rc)
@@ -290,14 +300,15 @@ static void request_done(struct session *s)
     s->commands++;
 }
 
-/* Answers one request, or leaves it waiting (s->waiting). */
-static void handle(struct session *s, const char *line, size_t len)
+/* Answers one request, or leaves it waiting (s->waiting). Returns what
+ * it was (PROTO_BLANK: nothing to answer). */
+static enum proto_cmd handle(struct session *s, const char *line, size_t len)
 {
     struct proto_req req;
     enum proto_cmd cmd = proto_parse(line, len, &req, &s->req);
 
     if (cmd == PROTO_BLANK)
-        return;                 /* no reply at all, not counted */
+        return cmd;             /* no reply at all, not counted */
     /* One store-lock hold covers a run of batchable requests only: any
      * other request (AUTH, PRINT, COMPACT, an error...) may send, log or
      * wait, so it runs with the batch's lock released. */
@@ -308,9 +319,23 @@ static void handle(struct session *s, const char *line, size_t len)
     if (run(s, cmd, req.err, &req) == CMD_WAITS) {
         s->waiting = 1;
         s->waiting_cmd = cmd;
-        return;
+        return cmd;
     }
     request_done(s);
+    return cmd;
+}
+
+/* A request of cmd took ns, from its parse to its reply's end: into the
+ * slice's set of histograms (metrics.h), taken at its first request. */
+static void measure(struct metrics_set **ms, enum proto_cmd cmd, uint64_t ns)
+{
+    int i = metrics_cmd_of(cmd);
+
+    if (i < 0)
+        return;
+    if (!*ms && !(*ms = metrics_take()))
+        return;                 /* no memory: this slice goes unmeasured */
+    metrics_record(*ms, i, ns);
 }
 
 /* The request that waited runs again: 1 when it is answered now. */
@@ -353,10 +378,16 @@ int session_received(struct session *s, size_t n)
     return session_received_slice(s, n, 0, NULL);
 }
 
+/* One clock read per request: its end is the next one's start (t0), and
+ * the slice's budget is checked against it. A flush mid-slice (high
+ * water) reads it once more, so the send is nobody's latency. */
 int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
                            int *more)
 {
-    uint64_t until = budget_ns ? time_now_ns() + budget_ns : 0;
+    uint64_t t0 = time_now_ns(), now;
+    uint64_t until = budget_ns ? t0 + budget_ns : 0;
+    struct metrics_set *ms = NULL;
+    enum proto_cmd cmd;
     char *line, *fresh;
     size_t len, room;
     int st;
@@ -367,29 +398,42 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
     }
     if (more)
         *more = 0;
-    if (s->waiting && !resume(s))
-        return s->ending;
+    if (s->waiting) {
+        if (!resume(s))
+            return s->ending;
+        t0 = time_now_ns();
+        measure(&ms, s->waiting_cmd, t0 - s->waited_from);
+    }
     while (!s->ending && !s->waiting &&
            (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
+        cmd = PROTO_BLANK;
         if (st == LR_TOOLONG) {
             s->commands++;
             reply_begin(s);
             reply_puts(s, "Error: line too long\n");
             reply_end(s);
         } else {
-            handle(s, line, len);
+            cmd = handle(s, line, len);
         }
+        now = time_now_ns();
+        if (s->waiting)
+            s->waited_from = t0;    /* measured when it is answered */
+        else
+            measure(&ms, cmd, now - t0);
+        t0 = now;
         if (s->out.len >= high_water(s)) {
             cmd_batch_end(s);           /* no I/O under the store lock */
             session_flush(s);
+            t0 = time_now_ns();
         }
-        if (until && time_now_ns() >= until) {
+        if (until && t0 >= until) {
             if (more)
                 *more = !s->ending && !s->waiting;  /* maybe more lines */
             break;
         }
     }
     cmd_batch_end(s);
+    metrics_give(ms);
     if (s->compact_due)
         cmd_compact_due(s);
     atomic_fetch_add(&srv.commands_total, s->commands);

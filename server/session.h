@@ -102,6 +102,8 @@ struct session {
                                    (session_waiting) */
     enum proto_cmd waiting_cmd; /* ... and which request it is */
     uint64_t compact_gen;       /* the compaction COMPACT waits for */
+    uint64_t waited_from;       /* time_now_ns() when the waiting request
+                                   was parsed, for its latency */
     /* One store-lock hold for a run of requests (session_set_batch): */
     int batch_max;              /* requests one hold may cover after the
                                    first; 0 (the default): one each */

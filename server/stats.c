@@ -1,13 +1,70 @@
 /* stats.c -- formatting the STATS block (stats.h). Everything it reads is
- * an atomic counter, a setting fixed at start-up, or passed in. The
+ * an atomic counter, a setting fixed at start-up, passed in, or the
+ * latency figures of metrics.h (read under that module's own locks). The
  * gauges (connections_current, entries) and the settings are never reset. */
 #include <stdio.h>
 #include "journal/journal.h"
 #include "lockmode.h"
+#include "metrics.h"
 #include "proto.h"
 #include "server.h"
 #include "stats.h"
 #include "store.h"
+#include "trace.h"
+
+/* "NAME_p50_us V" ... "NAME_max_us V" (us: a nanosecond summary in whole
+ * microseconds, rounded down as the older fields are, so the order
+ * p50 <= p90 <= p99 <= p999 <= max holds in print too), or with unit ""
+ * a plain count ("NAME_p50 V"). */
+static int summary_lines(char *buf, size_t cap, const char *name,
+                         const char *unit, const struct hist_summary *h)
+{
+    uint64_t div = *unit ? 1000 : 1;
+
+    return snprintf(buf, cap,
+        "%s_p50%s %llu\n%s_p90%s %llu\n%s_p99%s %llu\n%s_p999%s %llu\n"
+        "%s_max%s %llu\n",
+        name, unit, (unsigned long long)(h->p50 / div),
+        name, unit, (unsigned long long)(h->p90 / div),
+        name, unit, (unsigned long long)(h->p99 / div),
+        name, unit, (unsigned long long)(h->p999 / div),
+        name, unit, (unsigned long long)(h->max / div));
+}
+
+/* Adds m, what an snprintf at buf + *n wrote, to *n: 0, or -1 when it did
+ * not fit in cap. */
+static int append(size_t cap, size_t *n, int m)
+{
+    if (m < 0 || (size_t)m >= cap - *n)
+        return -1;
+    *n += (size_t)m;
+    return 0;
+}
+
+/* Each command's latency, then the journal's rounds. */
+static int metrics_lines(char *buf, size_t cap, size_t *n,
+                         const struct metrics_snapshot *ms)
+{
+    char name[32];
+
+    for (int i = 0; i < METRICS_CMDS; i++) {
+        snprintf(name, sizeof(name), "cmd_%s", metrics_cmd_names[i]);
+        if (append(cap, n, snprintf(buf + *n, cap - *n, "%s_count %llu\n",
+                   name, (unsigned long long)ms->cmd[i].count)) ||
+            append(cap, n, summary_lines(buf + *n, cap - *n, name, "_us",
+                                              &ms->cmd[i])))
+            return -1;
+    }
+    if (append(cap, n, snprintf(buf + *n, cap - *n,
+               "journal_rounds %llu\n",
+               (unsigned long long)ms->round_records.count)) ||
+        append(cap, n, summary_lines(buf + *n, cap - *n,
+               "journal_round_records", "", &ms->round_records)) ||
+        append(cap, n, summary_lines(buf + *n, cap - *n,
+               "journal_round", "_us", &ms->round_ns)))
+        return -1;
+    return 0;
+}
 
 static int lock_lines(char *buf, size_t cap,
                       const struct store_lock_figures *f)
@@ -20,12 +77,24 @@ static int lock_lines(char *buf, size_t cap,
         "lock_wait_max_us %llu\n"
         "lock_hold_max_us %llu\n"
         "lock_wait_p99_us %llu\n"
-        "lock_hold_p99_us %llu\n",
+        "lock_hold_p99_us %llu\n"
+        "lock_wait_p50_us %llu\n"
+        "lock_wait_p90_us %llu\n"
+        "lock_wait_p999_us %llu\n"
+        "lock_hold_p50_us %llu\n"
+        "lock_hold_p90_us %llu\n"
+        "lock_hold_p999_us %llu\n",
         (unsigned long long)f->acquisitions, (unsigned long long)f->contended,
         (unsigned long long)f->wait_us, (unsigned long long)f->hold_us,
         (unsigned long long)f->wait_max_us, (unsigned long long)f->hold_max_us,
         (unsigned long long)f->wait_p99_us,
-        (unsigned long long)f->hold_p99_us);
+        (unsigned long long)f->hold_p99_us,
+        (unsigned long long)(f->wait.p50 / 1000),
+        (unsigned long long)(f->wait.p90 / 1000),
+        (unsigned long long)(f->wait.p999 / 1000),
+        (unsigned long long)(f->hold.p50 / 1000),
+        (unsigned long long)(f->hold.p90 / 1000),
+        (unsigned long long)(f->hold.p999 / 1000));
 }
 
 size_t stats_format(char *buf, size_t cap, const struct store *st,
@@ -119,8 +188,18 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
     if (k < 0 || (size_t)k >= cap - (size_t)n)
         return 0;
     n += k;
-    int m = snprintf(buf + n, cap - (size_t)n, PROTO_END_LINE);
-    return m > 0 && (size_t)m < cap - (size_t)n ? (size_t)(n + m) : 0;
+    size_t len = (size_t)n;
+    struct metrics_snapshot ms;
+    if (metrics_snapshot(&ms) || metrics_lines(buf, cap, &len, &ms))
+        return 0;
+    if (append(cap, &len, snprintf(buf + len, cap - len,
+               "trace %d\ntrace_events %llu\ntrace_events_dropped %llu\n",
+               srv.opt.trace != NULL, (unsigned long long)trace_events(),
+               (unsigned long long)trace_dropped())))
+        return 0;
+    if (append(cap, &len, snprintf(buf + len, cap - len, PROTO_END_LINE)))
+        return 0;
+    return len;
 }
 
 void stats_reset(void)
@@ -138,4 +217,5 @@ void stats_reset(void)
     atomic_store(&srv.clients_write_timeout, 0);
     atomic_store(&srv.accept_fd_exhausted, 0);
     atomic_store(&srv.auth_failures, 0);
+    metrics_reset();
 }

@@ -36,20 +36,28 @@ enum store_access {
 
 /* The store lock measured from inside: every acquisition's wait (0 when
  * nobody held it) and hold, in nanoseconds. Protected by the store lock
- * itself: only its holder updates or reads them. */
+ * itself: only its holder updates them, and STATS reads them holding it;
+ * the holder writes them with relaxed atomic stores (hist_record_relaxed)
+ * so that /metrics may read them without the lock (store_lock_figures),
+ * which coarse's sessions hold for their whole life. */
 struct store_lock_stats {
     uint64_t acquisitions;
     uint64_t contended;         /* the lock was held or queued for */
     uint64_t acquired_at;       /* time_now_ns() when the holder got it */
+    int conn_hold;              /* the hold is an event loop's connection's
+                                   (store_lock_nowait, _adopt), not its
+                                   thread's: for --trace */
     struct hist wait, hold;     /* totals, maxima and percentiles */
 };
 
-/* What STATS reports of them, in microseconds. */
+/* What STATS reports of them, in microseconds; wait and hold in full,
+ * in nanoseconds (p50, p90, p99, p99.9, max). */
 struct store_lock_figures {
     uint64_t acquisitions, contended;
     uint64_t wait_us, hold_us;          /* totals */
     uint64_t wait_max_us, hold_max_us;
     uint64_t wait_p99_us, hold_p99_us;
+    struct hist_summary wait, hold;
 };
 
 /* A waiter for the store lock, queued in arrival order: a blocked thread
@@ -225,6 +233,11 @@ int store_lock_cancel(struct store *st, struct store_waiter *w);
  * lock is ever taken, they are all 0). */
 void store_lock_figures_locked(const struct store *st,
                                struct store_lock_figures *f);
+
+/* The same read without the store lock, for /metrics: relaxed loads of
+ * figures their writer may be changing, so a figure may miss the records
+ * in progress. Returns 0, or -ENOMEM (a scratch histogram). */
+int store_lock_figures(const struct store *st, struct store_lock_figures *f);
 void store_lock_reset_locked(struct store *st);
 
 /* Applies one mutation. Returns 0; -EEXIST for an ADD whose name is present

@@ -7,10 +7,12 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include "lockmode.h"
 #include "store.h"
 #include "timeutil.h"
+#include "trace.h"
 
 /* handoff is held for a few dozen instructions, by every store_lock and
  * store_unlock: with a thread per connection, two CPUs meet on it all the
@@ -139,6 +141,29 @@ static int wait_queued(struct store *st)
     return -rc;
 }
 
+/* --trace's spans of the lock, out of line: with tracing off the hot
+ * path pays one test of trace_on. conn: an event loop's connection took
+ * the lock (store_lock_nowait, _adopt), whose wait and hold are not its
+ * thread's (trace.h). conn_hold is only kept while tracing, which is on
+ * or off for the server's whole life. */
+static __attribute__((noinline, cold)) void
+trace_acquired(struct store *st, uint64_t asked, int conn)
+{
+    uint64_t now = st->stats.acquired_at;   /* asked when uncontended */
+
+    st->stats.conn_hold = conn;
+    if (now != asked)
+        trace_record(conn ? TRACE_CONN_LOCK_WAIT : TRACE_LOCK_WAIT, asked,
+                     now, 0);
+}
+
+static __attribute__((noinline, cold)) void
+trace_released(const struct store *st, uint64_t now)
+{
+    trace_record(st->stats.conn_hold ? TRACE_CONN_LOCK_HOLD : TRACE_LOCK_HOLD,
+                 st->stats.acquired_at, now, 0);
+}
+
 /* Counts one acquisition; the caller has just got the lock. Two clock
  * reads per acquisition and release at most, one when uncontended. */
 static void count_acquired(struct store *st, uint64_t asked, int contended)
@@ -146,9 +171,11 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
     struct store_lock_stats *s = &st->stats;
     uint64_t now = contended ? time_now_ns() : asked;
 
-    s->acquisitions++;
-    s->contended += (uint64_t)contended;
-    hist_record(&s->wait, now - asked);
+    /* Relaxed stores: /metrics reads these without the lock. */
+    __atomic_store_n(&s->acquisitions, s->acquisitions + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->contended, s->contended + (uint64_t)contended,
+                     __ATOMIC_RELAXED);
+    hist_record_relaxed(&s->wait, now - asked);
     s->acquired_at = now;
 }
 
@@ -285,6 +312,8 @@ int store_lock(struct store *st)
     if (rc)
         return rc;
     count_acquired(st, asked, contended);
+    if (trace_enabled())
+        trace_acquired(st, asked, 0);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
     return 0;
@@ -292,9 +321,11 @@ int store_lock(struct store *st)
 
 int store_unlock(struct store *st)
 {
-    uint64_t held_ns = time_now_ns() - st->stats.acquired_at;
+    uint64_t now = time_now_ns(), held_ns = now - st->stats.acquired_at;
 
-    hist_record(&st->stats.hold, held_ns);
+    hist_record_relaxed(&st->stats.hold, held_ns);
+    if (trace_enabled())
+        trace_released(st, now);
     atomic_store_explicit(&st->owner, 0, memory_order_relaxed);
     int rc = pthread_mutex_lock(&st->handoff);
     if (rc)
@@ -373,6 +404,8 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
     set_held(st, 1);
     pthread_mutex_unlock(&st->handoff);
     count_acquired(st, asked, 0);
+    if (trace_enabled())
+        trace_acquired(st, asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
     return 0;
@@ -381,6 +414,8 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
 void store_lock_adopt(struct store *st, struct store_waiter *w)
 {
     count_acquired(st, w->asked, 1);
+    if (trace_enabled())
+        trace_acquired(st, w->asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
                           memory_order_relaxed);
 }
@@ -409,6 +444,19 @@ int store_lock_cancel(struct store *st, struct store_waiter *w)
     return granted;
 }
 
+static void figures_from(const struct hist *wait, const struct hist *hold,
+                         struct store_lock_figures *f)
+{
+    hist_summarize(wait, &f->wait);
+    hist_summarize(hold, &f->hold);
+    f->wait_us = f->wait.sum / 1000;
+    f->hold_us = f->hold.sum / 1000;
+    f->wait_max_us = f->wait.max / 1000;
+    f->hold_max_us = f->hold.max / 1000;
+    f->wait_p99_us = f->wait.p99 / 1000;
+    f->hold_p99_us = f->hold.p99 / 1000;
+}
+
 void store_lock_figures_locked(const struct store *st,
                                struct store_lock_figures *f)
 {
@@ -417,19 +465,34 @@ void store_lock_figures_locked(const struct store *st,
     STORE_ASSERT_HELD(st);
     f->acquisitions = s->acquisitions;
     f->contended = s->contended;
-    f->wait_us = s->wait.sum / 1000;
-    f->hold_us = s->hold.sum / 1000;
-    f->wait_max_us = s->wait.count ? s->wait.max / 1000 : 0;
-    f->hold_max_us = s->hold.count ? s->hold.max / 1000 : 0;
-    f->wait_p99_us = hist_percentile(&s->wait, 99) / 1000;
-    f->hold_p99_us = hist_percentile(&s->hold, 99) / 1000;
+    figures_from(&s->wait, &s->hold, f);
 }
 
-/* The holder's own hold goes on: its start time is kept. */
+int store_lock_figures(const struct store *st, struct store_lock_figures *f)
+{
+    const struct store_lock_stats *s = &st->stats;
+    struct hist *h = malloc(2 * sizeof(*h));    /* 30 KB, off the stack */
+
+    if (!h)
+        return -ENOMEM;
+    hist_init(&h[0]);
+    hist_init(&h[1]);
+    f->acquisitions = __atomic_load_n(&s->acquisitions, __ATOMIC_RELAXED);
+    f->contended = __atomic_load_n(&s->contended, __ATOMIC_RELAXED);
+    hist_merge_relaxed(&h[0], &s->wait);
+    hist_merge_relaxed(&h[1], &s->hold);
+    figures_from(&h[0], &h[1], f);
+    free(h);
+    return 0;
+}
+
+/* The holder's own hold goes on: its start time is kept. Relaxed stores,
+ * as the holder's records (store_lock_figures may be reading). */
 void store_lock_reset_locked(struct store *st)
 {
     STORE_ASSERT_HELD(st);
-    st->stats.acquisitions = st->stats.contended = 0;
-    hist_init(&st->stats.wait);
-    hist_init(&st->stats.hold);
+    __atomic_store_n(&st->stats.acquisitions, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&st->stats.contended, 0, __ATOMIC_RELAXED);
+    hist_clear(&st->stats.wait);
+    hist_clear(&st->stats.hold);
 }

@@ -145,6 +145,19 @@ for io in threads events; do
     ordered "$io -P 8"
     expect_match "$io --server-pid: CPU microseconds per request" \
         "${R[server_cpu_us_per_request]-}" '^[0-9]+(\.[0-9]+)?$'
+    # The server's store lock over the run (STATS before and after, the
+    # preload and the reads' own acquisitions left out): one hold per FIND
+    # with threads (--batch 1), up to 32 FINDs a hold with events.
+    if [[ $io == threads ]]; then
+        expect_eq "$io: the server's lock taken once per request of the run" \
+            "${R[lock_acquisitions]-}" 3000
+    else
+        check "$io: the server's lock taken 94 to 3000 times (${R[lock_acquisitions]-})" \
+            awk -v n="${R[lock_acquisitions]-}" 'BEGIN { exit !(n >= 94 && n <= 3000) }'
+    fi
+    expect_match "$io: contended, wait and hold as numbers" \
+        "${R[lock_contended]-}/${R[lock_wait_us]-}/${R[lock_hold_us]-}" \
+        '^[0-9]+/[0-9]+/[1-9][0-9]*$'
 
     run_csv -p "$SRV_PORT" -c 4 -t 2 -P 4 --duration 1 --keys 1000
     expect_eq "$io --duration 1: exit 0, every request sent answered" \
@@ -165,6 +178,9 @@ for io in threads events; do
     done < <(sed 's/, */\n/g' <<<"$lat")
     expect_eq "$io: five latencies, 3 significant digits each ($lat)" "$n" 5
     expect_eq "$io: nothing on stderr when it is no terminal" "$ERR" ""
+    expect_match "$io: the text report's lock line, the share of the run held" \
+        "$(grep '^lock:' <<<"$OUT")" \
+        "^lock: +buffered server's store lock: [0-9]+ acquisitions?, [0-9.]+% contended; waited [0-9.]+ ms in all \\([0-9.]+ us each\\), held [0-9.]+ ms \\([0-9.]+ us each\\) = [0-9]+% of the run$"
     # The default 1:8:1 mix misses often: a miss is "not found", an ADD of
     # a present key "exists", and neither is called an error.
     expect_match "$io: the text report counts misses apart from errors" \
@@ -185,6 +201,9 @@ if command -v script >/dev/null && start_server buffered; then
     json+='"latency_ms":\{"p50":[0-9.]+,.*\},"server_cpu_us_per_request":null\}$'
     check "--json: one object with the counts and latencies" \
         grep -qE "$json" "$TEST_TMP/out"
+    check "--json: the server's lock figures" grep -qE \
+        '"server_lock":\{"mode":"buffered","preload_included":false,"acquisitions":100,"contended":[0-9]+,"wait_us":[0-9]+,"hold_us":[0-9]+\}' \
+        "$TEST_TMP/out"
     stop_server "$SRV_PID"
 fi
 

@@ -20,6 +20,13 @@ check "demo: nolock's row has no service times" \
 expect_match "demo: fine's row has times, lock wait, share held and verified" \
     "$(echo "$out" | grep '^fine  ' | tail -1)" \
     '^fine +([0-9]+\.[0-9]{2} +){5}[0-9.]+ (us|ms|s) +[0-9]+% +verified$'
+check "demo: fine's swimlanes drawn from its --trace (lanes-fine.png)" \
+    test -s "$TEST_TMP/demo/lanes-fine.png"
+expect_match "demo: the swimlanes' data: clients' lanes with holds" \
+    "$(awk '$4 == 1 { n[$1]++ } END { print length(n) }' "$TEST_TMP/demo/lanes-fine.dat")" \
+    '^[4-9]$'
+check "demo: the trace holds no SSN" \
+    bash -c "! grep -Eq '[0-9]{3}-[0-9]{2}-[0-9]{4}' '$TEST_TMP/demo/fine.trace.json'"
 expect_match "demo: the chart's data gives nolock no bars" \
     "$(grep '^nolock' "$TEST_TMP/demo/service-times.dat")" '^nolock FAILED 1 \? \? \? \?'
 expect_eq "demo: the table is the last thing printed" \

@@ -135,6 +135,18 @@ struct bench_config {
     double duration_s;          /* --duration; 0 under -n */
 };
 
+/* ssnserver's own store-lock figures over the run (STATS read before and
+ * after on a connection of its own: bench_stats.c), for the ssn dialect. */
+struct bench_server_lock {
+    int known;                  /* both STATS were read */
+    char mode[16];              /* the server's lock mode */
+    int preload_included;       /* coarse and serial: read before the
+                                   connections (one would wait for theirs) */
+    uint64_t acquisitions, contended;   /* STATS lock_* during the run */
+    uint64_t wait_us, hold_us;
+    char note[128];             /* why not known; "" when not asked */
+};
+
 /* The outcome of the timed phase. */
 struct bench_result {
     struct bench_counts c;
@@ -145,6 +157,7 @@ struct bench_result {
     long server_pid;
     uint64_t server_cpu_us;     /* its utime + stime over the phase */
     char first_error[96];       /* the first BK_ERROR reply's line, or "" */
+    struct bench_server_lock lock;
 };
 
 

@@ -20,6 +20,7 @@
 #include "bench.h"
 #include "bench_conn.h"
 #include "bench_opts.h"
+#include "bench_stats.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -72,11 +73,63 @@ static int phase(struct bench_set *set, enum bench_phase ph, struct ticker *t)
     return 0;
 }
 
-/* The report in the format asked for, with the server's CPU time. */
-static int report(struct bench_args *a, struct bench_set *set)
+/* The server's store lock around the run (ssn dialect): STATS before the
+ * connections, again after the preload where that does not wait for the
+ * run's connections (bench_stats_while_connected), and after they are
+ * closed (lock_after). */
+struct lock_reads {
+    int asked;                  /* the ssn dialect: STATS is tried */
+    int have_before;
+    int preload_included;
+    struct bench_stats before;
+    char note[128];             /* why a read failed */
+};
+
+static void lock_before(struct bench_args *a, struct lock_reads *l)
+{
+    l->asked = strcmp(a->plan.dialect->name, "ssn") == 0;
+    if (!l->asked)
+        return;
+    l->have_before = bench_stats_read(&a->plan, &l->before, l->note,
+                                      sizeof(l->note)) == 0;
+    l->preload_included = a->plan.preload > 0;
+}
+
+static void lock_after_preload(struct bench_args *a, struct lock_reads *l)
+{
+    struct bench_stats s;
+
+    if (!l->have_before || !a->plan.preload ||
+        !bench_stats_while_connected(&l->before))
+        return;
+    if (bench_stats_read(&a->plan, &s, l->note, sizeof(l->note)) == 0) {
+        l->before = s;
+        l->preload_included = 0;
+    }
+}
+
+static void lock_after(struct bench_args *a, struct lock_reads *l,
+                       struct bench_server_lock *out)
+{
+    struct bench_stats after;
+
+    memset(out, 0, sizeof(*out));
+    if (!l->asked)
+        return;
+    if (l->have_before && bench_stats_read(&a->plan, &after, l->note,
+                                           sizeof(l->note)) == 0)
+        bench_stats_delta(&l->before, &after, l->preload_included, out);
+    else
+        snprintf(out->note, sizeof(out->note), "%s", l->note);
+}
+
+/* The report in the format asked for, with the server's CPU time and its
+ * store lock's figures, read once the run's connections are closed. */
+static int report(struct bench_args *a, struct bench_set **set,
+                  struct lock_reads *lr)
 {
     static struct bench_result r;   /* a histogram: too big for the stack */
-    bench_set_result(set, &r);
+    bench_set_result(*set, &r);
     if (a->server_pid) {
         uint64_t cpu1;
         if (bench_proc_cpu_us((pid_t)a->server_pid, &cpu1)) {
@@ -89,6 +142,9 @@ static int report(struct bench_args *a, struct bench_set *set)
         r.server_pid = a->server_pid;
         r.server_cpu_us = cpu1 - a->cpu0;
     }
+    bench_set_free(*set);
+    *set = NULL;
+    lock_after(a, lr, &r.lock);
     if (a->json)
         bench_report_json(stdout, &a->cf, &r);
     else if (a->csv)
@@ -107,9 +163,11 @@ static int report(struct bench_args *a, struct bench_set *set)
 static int bench(struct bench_args *a)
 {
     struct ticker t = { .tty = isatty(STDERR_FILENO) };
+    struct lock_reads lr = { 0 };
     char err[BENCH_ERR_MAX];
     int rc;
 
+    lock_before(a, &lr);
     struct bench_set *set = bench_set_new(&a->plan, err, sizeof(err));
     if (!set) {
         fprintf(stderr, "%s: %s\n", bench_prog.name, err);
@@ -118,6 +176,8 @@ static int bench(struct bench_args *a)
     rc = a->plan.password ? phase(set, BPH_AUTH, &t) : 0;
     if (!rc && a->plan.preload)
         rc = phase(set, BPH_PRELOAD, &t);
+    if (!rc)
+        lock_after_preload(a, &lr);
     if (!rc && a->server_pid &&
         bench_proc_cpu_us((pid_t)a->server_pid, &a->cpu0)) {
         fprintf(stderr, "%s: --server-pid: cannot read /proc/%ld/stat\n",
@@ -127,7 +187,7 @@ static int bench(struct bench_args *a)
     if (!rc)
         rc = phase(set, BPH_RUN, &t);
     if (!rc)
-        rc = report(a, set);
+        rc = report(a, &set, &lr);
     bench_set_free(set);
     return rc;
 }

@@ -102,6 +102,42 @@ static void text_workload(FILE *f, const struct bench_config *cf)
                 (unsigned long long)cf->preload - 1);
 }
 
+/* The server's store lock during the run, beside the latencies: how
+ * often it was taken and waited for, how long in all and per time, and
+ * the share of the run it was held. */
+static void text_lock(FILE *f, const struct bench_result *r)
+{
+    const struct bench_server_lock *l = &r->lock;
+    char w[24], h[24], ew[24], eh[24];
+    double run_us = (double)r->elapsed_ns / 1e3;
+
+    if (!l->known) {
+        if (l->note[0])
+            fprintf(f, "lock:      not read: %s\n", l->note);
+        return;
+    }
+    if (!l->acquisitions) {
+        fprintf(f, "lock:      none taken (%s)\n", l->mode);
+        return;
+    }
+    hist_fmt3((double)l->wait_us / 1e3, w, sizeof(w));
+    hist_fmt3((double)l->hold_us / 1e3, h, sizeof(h));
+    hist_fmt3((double)l->wait_us / (double)l->acquisitions, ew, sizeof(ew));
+    hist_fmt3((double)l->hold_us / (double)l->acquisitions, eh, sizeof(eh));
+    fprintf(f, "lock:      %s server's store lock%s: %llu acquisition%s, "
+            "%.1f%% contended; waited %s ms in all (%s us each), held %s ms "
+            "(%s us each)", l->mode,
+            l->preload_included ? ", preload included" : "",
+            (unsigned long long)l->acquisitions,
+            l->acquisitions == 1 ? "" : "s",
+            100.0 * (double)l->contended / (double)l->acquisitions, w, ew, h,
+            eh);
+    /* Against the run's time only when the figures are the run's alone. */
+    if (!l->preload_included && run_us > 0)
+        fprintf(f, " = %.0f%% of the run", 100.0 * (double)l->hold_us / run_us);
+    fputc('\n', f);
+}
+
 void bench_report_text(FILE *f, const struct bench_config *cf,
                        const struct bench_result *r)
 {
@@ -134,6 +170,7 @@ void bench_report_text(FILE *f, const struct bench_config *cf,
         fprintf(f, "server:    %s us CPU per request (pid %ld: %.2f s user "
                 "+ system)\n", fmt_cpu(r, a, sizeof(a)), r->server_pid,
                 (double)r->server_cpu_us / 1e6);
+    text_lock(f, r);
 }
 
 void bench_report_json(FILE *f, const struct bench_config *cf,
@@ -168,7 +205,21 @@ void bench_report_json(FILE *f, const struct bench_config *cf,
         fprintf(f, "%s\"%s\":%s", i ? "," : "", pcts[i].key,
                 hist_fmt3(time_ns_to_ms(hist_percentile(&r->lat,
                                pcts[i].p)), a, sizeof(a)));
-    fprintf(f, "},\"server_cpu_us_per_request\":%s}\n",
+    fprintf(f, "},\"server_lock\":");
+    if (r->lock.known) {
+        fprintf(f, "{\"mode\":");
+        json_write_str(f, r->lock.mode);
+        fprintf(f, ",\"preload_included\":%s,\"acquisitions\":%llu,"
+                "\"contended\":%llu,\"wait_us\":%llu,\"hold_us\":%llu}",
+                r->lock.preload_included ? "true" : "false",
+                (unsigned long long)r->lock.acquisitions,
+                (unsigned long long)r->lock.contended,
+                (unsigned long long)r->lock.wait_us,
+                (unsigned long long)r->lock.hold_us);
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ",\"server_cpu_us_per_request\":%s}\n",
             r->have_cpu ? hist_fmt3(cpu_per_req(r), a, sizeof(a))
                         : "null");
 }
@@ -184,7 +235,8 @@ void bench_report_csv(FILE *f, const struct bench_config *cf,
     fprintf(f, ",error_replies");
     for (size_t i = 0; i < NPCTS; i++)
         fprintf(f, ",%s_ms", pcts[i].key);
-    fprintf(f, ",server_cpu_us_per_request\n");
+    fprintf(f, ",server_cpu_us_per_request,lock_acquisitions,lock_contended,"
+            "lock_wait_us,lock_hold_us\n");
 
     fprintf(f, "%s,%u,%u,%u,%u:%u:%u,%llu,%llu,%llu,%llu,%.3f,%.0f,%d",
             cf->dialect, cf->connections, cf->threads, cf->pipeline,
@@ -198,8 +250,16 @@ void bench_report_csv(FILE *f, const struct bench_config *cf,
     for (size_t i = 0; i < NPCTS; i++)
         fprintf(f, ",%s", hist_fmt3(time_ns_to_ms(
                 hist_percentile(&r->lat, pcts[i].p)), a, sizeof(a)));
-    fprintf(f, ",%s\n", r->have_cpu ? hist_fmt3(cpu_per_req(r), a,
-                                                     sizeof(a)) : "");
+    fprintf(f, ",%s", r->have_cpu ? hist_fmt3(cpu_per_req(r), a,
+                                                   sizeof(a)) : "");
+    if (r->lock.known)
+        fprintf(f, ",%llu,%llu,%llu,%llu\n",
+                (unsigned long long)r->lock.acquisitions,
+                (unsigned long long)r->lock.contended,
+                (unsigned long long)r->lock.wait_us,
+                (unsigned long long)r->lock.hold_us);
+    else
+        fprintf(f, ",,,,\n");
 }
 
 void bench_progress(FILE *f, uint64_t done, uint64_t elapsed_ns)

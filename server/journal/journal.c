@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <openssl/crypto.h>
 #include "hist.h"
+#include "metrics.h"
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
@@ -203,6 +204,7 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
 void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync)
 {
+    f->io_from = time_now_ns();
     if (f->sw) {
         journal_switch_io(j, &f->swc);
         if (f->swc.renamed)
@@ -219,6 +221,7 @@ void journal_round_io(struct journal *j, struct flush_round *f,
     }
     if (f->do_reserve)
         f->rerr = journal_reserve_chunk(j->fd, f->res_from);
+    f->io_to = time_now_ns();
 }
 
 /* What a round achieved, made known: j->lock held. */
@@ -243,6 +246,7 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
     if (f->sw)                  /* failed: the old journal took the buffer */
         journal_switch_publish_locked(j, &f->swc);
     if (f->n && !f->broken && !f->werr) {
+        metrics_journal_round(f->hi - j->written_seq, f->io_from, f->io_to);
         j->written_records += f->hi - j->written_seq;
         j->writes++;
         j->written_seq = f->hi;

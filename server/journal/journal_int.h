@@ -205,6 +205,8 @@ struct flush_round {
     int want_sync, stop, broken;
     int werr, serr, rerr;       /* errnos of the write, sync, reservation */
     uint64_t took;              /* the sync's duration, ns */
+    uint64_t io_from, io_to;    /* when its write and sync began and
+                                   ended (metrics.h, trace.h) */
     int sw;                     /* a compaction's switch (journal_compact.c) */
     struct jswitch swc;
 };

@@ -10,12 +10,14 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <time.h>
 #include "econn.h"
 #include "events.h"
 #include "journal/journal.h"
 #include "log.h"
 #include "server.h"
+#include "trace.h"
 
 struct worker {
     pthread_t tid;
@@ -112,6 +114,11 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
 
     srv_on_event_loop = 1;
+    if (trace_enabled()) {
+        char name[32];
+        snprintf(name, sizeof(name), "worker %d", (int)(w - workers) + 1);
+        trace_thread_name(name);
+    }
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
     return NULL;
 }

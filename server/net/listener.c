@@ -180,18 +180,22 @@ static void accept_error_cb(struct evconnlistener *l, void *arg)
     evtimer_add(backoff_timer, &tv);
 }
 
-static void print_address(const struct sockaddr *sa)
+void listener_print_address(const char *what, int fd)
 {
-    char host[INET6_ADDRSTRLEN];
+    struct sockaddr_storage bound;
+    socklen_t blen = sizeof(bound);
+    const struct sockaddr *sa = (const struct sockaddr *)&bound;
+    char host[INET6_ADDRSTRLEN] = "?";
 
+    getsockname(fd, (struct sockaddr *)&bound, &blen);
     if (sa->sa_family == AF_INET6) {
         const struct sockaddr_in6 *a = (const void *)sa;
         inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof(host));
-        printf("listening on [%s]:%d\n", host, ntohs(a->sin6_port));
+        printf("%s [%s]:%d\n", what, host, ntohs(a->sin6_port));
     } else {
         const struct sockaddr_in *a = (const void *)sa;
         inet_ntop(AF_INET, &a->sin_addr, host, sizeof(host));
-        printf("listening on %s:%d\n", host, ntohs(a->sin_port));
+        printf("%s %s:%d\n", what, host, ntohs(a->sin_port));
     }
     fflush(stdout);
 }
@@ -208,7 +212,7 @@ static int is_loopback(const struct sockaddr *sa)
 
 /* Protected mode (Redis's idea): this server holds SSNs, so it listens
  * beyond loopback only with a password, or when told --unprotected. */
-static int protected_mode_allows(const struct sockaddr *sa)
+static int protected_mode_allows(const struct sockaddr *sa, const char *what)
 {
     if (is_loopback(sa) || srv.auth_required)
         return 1;
@@ -218,34 +222,44 @@ static int protected_mode_allows(const struct sockaddr *sa)
                 "delete every SSN", srv.opt.bind);
         return 1;
     }
-    fprintf(stderr, "ssnserver: refusing to listen on %s without a "
+    fprintf(stderr, "ssnserver: refusing to listen on %s%s%s without a "
             "password: anyone who can reach it could read and delete every "
             "SSN. Add --password-file FILE (or --unprotected to do it "
-            "anyway).\n", srv.opt.bind);
+            "anyway).\n", srv.opt.bind, what ? " for " : "",
+            what ? what : "");
+    return 0;
+}
+
+int listener_address(const char *what, int port, struct addrinfo **ai)
+{
+    struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+                              .ai_socktype = SOCK_STREAM };
+    char service[8];
+    int rc;
+
+    snprintf(service, sizeof(service), "%d", port);
+    rc = getaddrinfo(srv.opt.bind, service, &hints, ai);
+    if (rc) {
+        fprintf(stderr, "ssnserver: %s%scannot use address %s: %s\n",
+                what ? what : "", what ? ": " : "", srv.opt.bind,
+                gai_strerror(rc));
+        return -1;
+    }
+    if (!protected_mode_allows((*ai)->ai_addr, what)) {
+        freeaddrinfo(*ai);
+        return -1;
+    }
     return 0;
 }
 
 /* Makes the listener on srv.opt.bind:port; prints why not on stderr. */
 static struct evconnlistener *bind_listener(struct event_base *base)
 {
-    struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-                              .ai_socktype = SOCK_STREAM };
     struct addrinfo *ai;
     struct evconnlistener *l;
-    char port[8];
-    int rc;
 
-    snprintf(port, sizeof(port), "%d", srv.opt.port);
-    rc = getaddrinfo(srv.opt.bind, port, &hints, &ai);
-    if (rc) {
-        fprintf(stderr, "ssnserver: cannot use address %s: %s\n",
-                srv.opt.bind, gai_strerror(rc));
+    if (listener_address(NULL, srv.opt.port, &ai))
         return NULL;
-    }
-    if (!protected_mode_allows(ai->ai_addr)) {
-        freeaddrinfo(ai);
-        return NULL;
-    }
     l = evconnlistener_new_bind(base, accept_cb, NULL,
         LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC |
         LEV_OPT_LEAVE_SOCKETS_BLOCKING | LEV_OPT_THREADSAFE,
@@ -259,8 +273,6 @@ static struct evconnlistener *bind_listener(struct event_base *base)
 
 int listener_start(struct event_base *base)
 {
-    struct sockaddr_storage bound;
-    socklen_t blen = sizeof(bound);
     int rc = threads_init();
 
     if (rc) {
@@ -281,8 +293,7 @@ int listener_start(struct event_base *base)
     listener = l;
     pthread_mutex_unlock(&listener_lock);
 
-    getsockname(evconnlistener_get_fd(l), (struct sockaddr *)&bound, &blen);
-    print_address((struct sockaddr *)&bound);
+    listener_print_address("listening on", evconnlistener_get_fd(l));
     return 0;
 }
 

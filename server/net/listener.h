@@ -14,6 +14,19 @@ int listener_start(struct event_base *base);
  * it; a no-op when not paused or after listener_stop). */
 void listener_resume(void);
 
+/* srv.opt.bind with port, resolved for a listening socket, into *ai
+ * (freeaddrinfo it), once protected mode allows it: an address beyond
+ * loopback only with --password-file or --unprotected. Returns 0, or -1
+ * after one line on stderr (what names the port in it: NULL for the main
+ * one, "--metrics-port"). The main port and --metrics-port both bind
+ * through it. */
+struct addrinfo;
+int listener_address(const char *what, int port, struct addrinfo **ai);
+
+/* Prints "WHAT ADDR:PORT" ("[ADDR]:PORT" for IPv6) of the socket fd is
+ * bound to, on its own line on stdout, flushed. */
+void listener_print_address(const char *what, int fd);
+
 /* Stops accepting; connections already accepted go on. */
 void listener_stop(void);
 

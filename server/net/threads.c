@@ -19,6 +19,7 @@
 #include "session.h"
 #include "threads.h"
 #include "timeutil.h"
+#include "trace.h"
 
 /* Each session thread's stack: small, so thousands of connections fit. The
  * session keeps its buffers on the heap. Sanitizers need more room. */
@@ -128,9 +129,19 @@ static void linger_close(int fd)
     close(fd);
 }
 
+/* Numbers the session threads' lanes in a --trace timeline. */
+static atomic_ulong sessions_traced;
+
 static void *session_thread(void *arg)
 {
     struct conn *c = arg;
+
+    if (trace_enabled()) {
+        char name[32];
+        snprintf(name, sizeof(name), "client %lu",
+                 atomic_fetch_add(&sessions_traced, 1) + 1);
+        trace_thread_name(name);
+    }
     int rc = threads_serve(c->session, c->fd);
     int linger = rc == THREADS_ENDED && !c->session->send_error;
 

@@ -1,0 +1,340 @@
+/* metrics_http.c -- --metrics-port (metrics_http.h): GET /metrics in the
+ * Prometheus text exposition format, version 0.0.4, from libevent's own
+ * HTTP server (evhttp).
+ *
+ * It runs on a thread of its own with an event_base of its own: a scrape
+ * is never a turn of the main loop (signals, accepting) or of a worker.
+ * What it reads takes no lock a request holds for long: atomic counters,
+ * the store lock's histograms by relaxed loads (store_lock_figures; never
+ * the store lock itself, which coarse holds for a session's whole life),
+ * the latency sets (metrics_snapshot, their own leaf locks) and the
+ * journal's figures (journal->lock, a leaf held for a few copies).
+ *
+ * Counters are counted since start-up where the server keeps that
+ * (connections, commands); the others, and the summaries, since start-up
+ * or the last STATS RESET, which Prometheus takes for a counter reset.
+ * The summaries' quantiles cover the same span, not a sliding window.
+ * Nothing in it names a person: no name, no SSN, only counts and times.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <event2/http.h>
+#include <event2/keyvalq_struct.h>
+#include "journal/journal.h"
+#include "listener.h"
+#include "lockmode.h"
+#include "log.h"
+#include "metrics.h"
+#include "metrics_http.h"
+#include "server.h"
+#include "trace.h"
+
+#define HTTP_TIMEOUT_S      10      /* a scraper that sends nothing */
+#define HTTP_MAX_HEADERS    8192    /* a GET needs far less */
+
+static struct event_base *base;
+static struct evhttp *http;
+static pthread_t thread;
+static int running;
+
+/* ---- the exposition ------------------------------------------------------ */
+
+static int family(struct evbuffer *b, const char *name, const char *type,
+                  const char *help)
+{
+    return evbuffer_add_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help,
+                               name, type) < 0;
+}
+
+static int counter(struct evbuffer *b, const char *name, const char *help,
+                   unsigned long long v)
+{
+    return family(b, name, "counter", help) ||
+           evbuffer_add_printf(b, "%s %llu\n", name, v) < 0;
+}
+
+static int gauge(struct evbuffer *b, const char *name, const char *help,
+                 double v)
+{
+    return family(b, name, "gauge", help) ||
+           evbuffer_add_printf(b, "%s %.17g\n", name, v) < 0;
+}
+
+/* One summary's samples, labels ("" or `command="find"`) on each; scale
+ * turns the histogram's unit into the metric's (1e-9: ns to seconds). */
+static int summary_samples(struct evbuffer *b, const char *name,
+                           const char *labels, const struct hist_summary *h,
+                           double scale)
+{
+    static const char *const q[] = { "0.5", "0.9", "0.99", "0.999" };
+    const uint64_t v[] = { h->p50, h->p90, h->p99, h->p999 };
+    const char *sep = *labels ? "," : "";
+    int bad = 0;
+
+    for (int i = 0; i < 4; i++)
+        bad |= evbuffer_add_printf(b, "%s{%s%squantile=\"%s\"} %.9g\n", name,
+                                   labels, sep, q[i], (double)v[i] * scale) < 0;
+    bad |= evbuffer_add_printf(b, "%s_sum%s%s%s %.9g\n", name,
+                               *labels ? "{" : "", labels, *labels ? "}" : "",
+                               (double)h->sum * scale) < 0;
+    bad |= evbuffer_add_printf(b, "%s_count%s%s%s %llu\n", name,
+                               *labels ? "{" : "", labels, *labels ? "}" : "",
+                               (unsigned long long)h->count) < 0;
+    return bad;
+}
+
+/* A summary and, beside it, its exact maximum as a gauge NAME_max. */
+static int summary(struct evbuffer *b, const char *name, const char *help,
+                   const struct hist_summary *h, double scale)
+{
+    char max[96];
+
+    snprintf(max, sizeof(max), "%s_max", name);
+    return family(b, name, "summary", help) ||
+           summary_samples(b, name, "", h, scale) ||
+           family(b, max, "gauge", "The largest value of the summary of the "
+                  "same name.") ||
+           evbuffer_add_printf(b, "%s %.9g\n", max, (double)h->max * scale) < 0;
+}
+
+static int requests(struct evbuffer *b, const struct metrics_snapshot *ms)
+{
+    const char *name = "ssn_request_duration_seconds";
+    char labels[40];
+    int bad = family(b, name, "summary", "A request's time in the server, by "
+                     "command: from its parse to the end of its reply.");
+
+    for (int i = 0; i < METRICS_CMDS && !bad; i++) {
+        snprintf(labels, sizeof(labels), "command=\"%s\"",
+                 metrics_cmd_names[i]);
+        bad = summary_samples(b, name, labels, &ms->cmd[i], 1e-9);
+    }
+    bad = bad || family(b, "ssn_request_duration_seconds_max", "gauge",
+                        "The longest request, by command.");
+    for (int i = 0; i < METRICS_CMDS && !bad; i++)
+        bad = evbuffer_add_printf(b, "ssn_request_duration_seconds_max"
+                                  "{command=\"%s\"} %.9g\n",
+                                  metrics_cmd_names[i],
+                                  (double)ms->cmd[i].max * 1e-9) < 0;
+    return bad;
+}
+
+static int server_lines(struct evbuffer *b)
+{
+    char info[256];
+
+    snprintf(info, sizeof(info), "ssn_info{version=\"%s\",mode=\"%s\","
+             "io=\"%s\",lock_order=\"%s\"} 1\n", SSN_VERSION,
+             srv.store.policy->name, srv.opt.io_events ? "events" : "threads",
+             store_lock_order_name((enum store_lock_order)srv.opt.lock_order));
+    return family(b, "ssn_info", "gauge", "The server's version, lock mode, "
+                  "I/O model and lock order, as labels.") ||
+        evbuffer_add(b, info, strlen(info)) ||
+        gauge(b, "ssn_uptime_seconds", "Seconds since start-up.",
+              (double)server_uptime()) ||
+        gauge(b, "ssn_connections", "Connections served now.",
+              (double)atomic_load(&srv.connections_current)) ||
+        gauge(b, "ssn_entries", "People in the store.",
+              (double)atomic_load(&srv.store.entries)) ||
+        counter(b, "ssn_connections_total", "Connections accepted since "
+                "start-up.", (unsigned long long)
+                (atomic_load(&srv.connections_total) +
+                 atomic_load(&srv.connections_reset))) ||
+        counter(b, "ssn_commands_total", "Requests answered since start-up.",
+                (unsigned long long)(atomic_load(&srv.commands_total) +
+                                     atomic_load(&srv.commands_reset))) ||
+        counter(b, "ssn_connections_rejected_total", "Connections turned "
+                "away by --max-clients.",
+                (unsigned long long)atomic_load(&srv.connections_rejected)) ||
+        counter(b, "ssn_thread_failures_total", "Connections closed because "
+                "no thread could be started.",
+                (unsigned long long)atomic_load(&srv.thread_failures)) ||
+        counter(b, "ssn_clients_output_limited_total", "Clients disconnected "
+                "for going over --max-output.",
+                (unsigned long long)atomic_load(&srv.clients_output_limited)) ||
+        counter(b, "ssn_clients_idle_timeout_total", "Connections closed by "
+                "--timeout.",
+                (unsigned long long)atomic_load(&srv.clients_idle_timeout)) ||
+        counter(b, "ssn_clients_write_timeout_total", "Sessions ended by "
+                "--write-timeout.",
+                (unsigned long long)atomic_load(&srv.clients_write_timeout)) ||
+        counter(b, "ssn_accept_fd_exhausted_total", "Times accepting paused "
+                "for want of file descriptors.",
+                (unsigned long long)atomic_load(&srv.accept_fd_exhausted)) ||
+        counter(b, "ssn_auth_failures_total", "Wrong passwords sent with "
+                "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures)) ||
+        counter(b, "ssn_trace_events_dropped_total", "Events of --trace "
+                "lost to a full ring.", (unsigned long long)trace_dropped());
+}
+
+static int lock_lines(struct evbuffer *b)
+{
+    struct store_lock_figures f;
+
+    if (store_lock_figures(&srv.store, &f))
+        return 1;
+    return counter(b, "ssn_lock_acquisitions_total", "Times the store lock "
+                   "was taken.", (unsigned long long)f.acquisitions) ||
+        counter(b, "ssn_lock_contended_total", "Acquisitions of the store "
+                "lock that found it held or queued for.",
+                (unsigned long long)f.contended) ||
+        summary(b, "ssn_lock_wait_seconds", "Waits for the store lock.",
+                &f.wait, 1e-9) ||
+        summary(b, "ssn_lock_hold_seconds", "Holds of the store lock.",
+                &f.hold, 1e-9);
+}
+
+static int journal_lines(struct evbuffer *b, const struct metrics_snapshot *ms)
+{
+    struct journal_figures jf = { .fsync = JOURNAL_FSYNC_EVERYSEC };
+
+    if (srv.store.journal)
+        journal_figures(srv.store.journal, &jf);
+    return gauge(b, "ssn_journal_enabled", "1 with --journal.",
+                 srv.store.journal != NULL) ||
+        counter(b, "ssn_journal_records_total", "Records appended to the "
+                "journal.", (unsigned long long)jf.records) ||
+        counter(b, "ssn_journal_bytes_total", "Bytes appended to the "
+                "journal.", (unsigned long long)jf.bytes) ||
+        counter(b, "ssn_journal_fsyncs_total", "fdatasync calls made.",
+                (unsigned long long)jf.fsyncs) ||
+        counter(b, "ssn_journal_compactions_total", "Compactions finished.",
+                (unsigned long long)jf.compactions) ||
+        gauge(b, "ssn_journal_readonly", "1 once a journal write or sync "
+              "failed: ADD and DELETE are refused.", jf.readonly) ||
+        gauge(b, "ssn_journal_size_bytes", "The journal file's length.",
+              (double)jf.size) ||
+        summary(b, "ssn_journal_round_records", "Records one journal round "
+                "wrote (group commit).", &ms->round_records, 1) ||
+        summary(b, "ssn_journal_round_duration_seconds", "A journal round's "
+                "write and sync.", &ms->round_ns, 1e-9);
+}
+
+int metrics_http_write(struct evbuffer *b)
+{
+    struct metrics_snapshot ms;
+
+    if (metrics_snapshot(&ms))
+        return -ENOMEM;
+    if (server_lines(b) || lock_lines(b) || requests(b, &ms) ||
+        journal_lines(b, &ms))
+        return -ENOMEM;
+    return 0;
+}
+
+/* ---- the HTTP side ------------------------------------------------------- */
+
+static void request_cb(struct evhttp_request *req, void *arg)
+{
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    struct evbuffer *b;
+    (void)arg;
+
+    if (!path || strcmp(path, "/metrics") != 0) {
+        evhttp_send_error(req, HTTP_NOTFOUND, "Not Found (try /metrics)");
+        return;
+    }
+    b = evbuffer_new();
+    if (!b || metrics_http_write(b)) {
+        evhttp_send_error(req, HTTP_INTERNAL, "Out of memory");
+        if (b)
+            evbuffer_free(b);
+        return;
+    }
+    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
+                      "text/plain; version=0.0.4; charset=utf-8");
+    evhttp_send_reply(req, HTTP_OK, "OK", b);
+    evbuffer_free(b);
+}
+
+static void *serve(void *arg)
+{
+    (void)arg;
+    event_base_dispatch(base);
+    return NULL;
+}
+
+/* The socket of --metrics-port, bound and listening, or -1 after saying
+ * why. Bound here, not by evhttp, so that protected mode and the errors
+ * are the main port's (listener_address). */
+static evutil_socket_t bind_socket(void)
+{
+    struct addrinfo *ai;
+    evutil_socket_t fd;
+    int one = 1;
+
+    if (listener_address("--metrics-port", srv.opt.metrics_port, &ai))
+        return -1;
+    fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC |
+                SOCK_NONBLOCK, ai->ai_protocol);
+    if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 64)) {
+            evutil_closesocket(fd);
+            fd = -1;
+        }
+    }
+    if (fd < 0)
+        fprintf(stderr, "ssnserver: --metrics-port: cannot listen on %s "
+                "port %d: %s\n", srv.opt.bind, srv.opt.metrics_port,
+                strerror(errno));
+    freeaddrinfo(ai);
+    return fd;
+}
+
+int metrics_http_start(void)
+{
+    evutil_socket_t fd;
+    int rc;
+
+    if (srv.opt.metrics_port < 0)
+        return 0;
+    fd = bind_socket();
+    if (fd < 0)
+        return -1;
+    base = event_base_new();
+    http = base ? evhttp_new(base) : NULL;
+    if (!http || !evhttp_accept_socket_with_handle(http, fd)) {
+        fprintf(stderr, "ssnserver: --metrics-port: cannot start the HTTP "
+                "server\n");
+        evutil_closesocket(fd);
+        metrics_http_stop();
+        return -1;
+    }
+    evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
+    evhttp_set_timeout(http, HTTP_TIMEOUT_S);
+    evhttp_set_max_headers_size(http, HTTP_MAX_HEADERS);
+    evhttp_set_max_body_size(http, 0);
+    evhttp_set_gencb(http, request_cb, NULL);
+    listener_print_address("metrics on", fd);
+    rc = pthread_create(&thread, NULL, serve, NULL);
+    if (rc) {
+        fprintf(stderr, "ssnserver: --metrics-port: cannot start its "
+                "thread: %s\n", strerror(rc));
+        metrics_http_stop();
+        return -1;
+    }
+    running = 1;
+    return 0;
+}
+
+void metrics_http_stop(void)
+{
+    if (running) {
+        event_base_loopbreak(base);
+        pthread_join(thread, NULL);
+        running = 0;
+    }
+    if (http)
+        evhttp_free(http);              /* closes the socket */
+    if (base)
+        event_base_free(base);
+    http = NULL;
+    base = NULL;
+}

@@ -1,0 +1,245 @@
+#!/bin/bash
+# test-metrics.sh -- the latency figures over real TCP. STATS gives p50,
+# p90, p99, p99.9 and max for the store lock's wait and hold, each
+# command's latency and the journal's rounds, in order (p50 <= p90 <= p99
+# <= p999 <= max), after a load of ssn-bench and one of each command, with
+# either driver; STATS RESET zeroes them.
+# --metrics-port: "metrics on ADDR:PORT" after "listening on"; /metrics
+# scraped with bash's /dev/tcp twice while ssn-bench runs is the
+# Prometheus text format (every sample "name{labels} value", a HELP and a
+# TYPE line for each family first, counters that grew, summaries in
+# order), passes promtool check metrics when promtool is installed, and
+# holds no name or SSN; other paths get 404; a bad port value is named;
+# protected mode refuses it beyond loopback without a password.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
+
+SB=$BIN/ssn-bench
+[[ -x $SB ]] || SB=bin/ssn-bench       # BIN=bin/tsan has servers only
+J=$TEST_TMP/people.journal
+
+# in_order STATS_TEXT PREFIX SUFFIX: 0 when PREFIX_p50SUFFIX <= _p90 <=
+# _p99 <= _p999 <= _max, all present; else says what it found.
+in_order() {
+    local got
+    got=$(awk -v p="$2" -v s="$3" '
+        BEGIN { n = split("p50 p90 p99 p999 max", k, " ") }
+        { v[$1] = $2 }
+        END {
+            for (i = 1; i <= n; i++) {
+                f = p "_" k[i] s
+                if (!(f in v)) { print "no " f; exit 1 }
+                if (i > 1 && v[f] + 0 < last + 0) {
+                    print f " " v[f] " < " last; exit 1
+                }
+                last = v[f]
+            }
+        }' <<<"$1") && return 0
+    echo "#   $got"
+    return 1
+}
+
+# field STATS_TEXT NAME
+field() {
+    awk -v k="$2" '$1 == k { print $2 }' <<<"$1"
+}
+
+case_stats_percentiles() {
+    local io=$1 s f
+    rm -f "$J"
+    start_server buffered --io "$io" --journal "$J" --fsync always || return
+    "$SB" -p "$SRV_PORT" -c 8 -P 8 -n 20000 --mix add=1,find=8,delete=1 \
+        >/dev/null 2>&1
+    ask "$SRV_PORT" 'PRINT\nTREE 2\nDIGEST\nCHECK\nCOUNT\nSTATS\n' >/dev/null
+    s=$(ask "$SRV_PORT" 'STATS\n')
+    for f in lock_wait:_us lock_hold:_us cmd_add:_us cmd_delete:_us \
+             cmd_find:_us cmd_print:_us cmd_count:_us cmd_check:_us \
+             cmd_digest:_us cmd_stats:_us cmd_tree:_us \
+             journal_round_records: journal_round:_us; do
+        check "--io $io: STATS ${f%:*} p50 <= p90 <= p99 <= p999 <= max" \
+            in_order "$s" "${f%:*}" "${f#*:}"
+    done
+    expect_match "--io $io: the load's FINDs are counted" \
+        "$(field "$s" cmd_find_count)" '^[0-9]{4,}$'
+    expect_eq "--io $io: one TREE, one PRINT" \
+        "$(field "$s" cmd_tree_count) $(field "$s" cmd_print_count)" "1 1"
+    expect_match "--io $io: rounds wrote records" \
+        "$(field "$s" journal_rounds) $(field "$s" journal_round_records_max)" \
+        '^[1-9][0-9]* [1-9][0-9]*$'
+    expect_match "--io $io: a hold's max is at least a microsecond" \
+        "$(field "$s" lock_hold_max_us)" '^[1-9][0-9]*$'
+    s=$(ask "$SRV_PORT" 'STATS RESET\nFIND No Body\nSTATS\n')
+    expect_eq "--io $io: STATS RESET zeroes them (the FIND after it counts)" \
+        "$(field "$s" cmd_find_count) $(field "$s" cmd_add_count) $(field "$s" cmd_add_max_us) $(field "$s" journal_rounds) $(field "$s" journal_round_max_us)" \
+        "1 0 0 0 0"
+    stop_server "$SRV_PID"
+}
+
+# ---- /metrics --------------------------------------------------------------
+
+# scrape PORT PATH OUT: one HTTP/1.0 GET; the whole answer into OUT.
+scrape() {
+    timeout 5 bash -c '
+        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
+        printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" "$2" >&3
+        cat <&3 >"$3"' _ "$1" "$2" "$3" 2>/dev/null
+}
+
+# body FILE: the answer's body (after the blank line ending the headers).
+body() {
+    sed '1,/^\r\{0,1\}$/d' "$1"
+}
+
+# exposition_ok FILE: every line a HELP, a TYPE or a sample
+# "name{labels} value"; each sample's family announced by HELP and TYPE
+# before it (a summary's _sum and _count belong to it). Says what is wrong.
+exposition_ok() {
+    local bad
+    bad=$(body "$1" | awk '
+        /^# HELP [a-zA-Z_:][a-zA-Z0-9_:]* ./ { help[$3] = 1; next }
+        /^# TYPE [a-zA-Z_:][a-zA-Z0-9_:]* (counter|gauge|summary|histogram|untyped)$/ {
+            if (!($3 in help)) { print "TYPE before HELP: " $0; exit 1 }
+            type[$3] = $4; next
+        }
+        /^[a-zA-Z_:][a-zA-Z0-9_:]*(\{[a-zA-Z_][a-zA-Z0-9_]*="[^"]*"(,[a-zA-Z_][a-zA-Z0-9_]*="[^"]*")*\})? -?[0-9][0-9.e+-]*$/ {
+            name = $1; sub(/\{.*/, "", name)
+            fam = name
+            if (!(fam in type)) { sub(/_(sum|count)$/, "", fam) }
+            if (!(fam in type)) { print "no TYPE for " name; exit 1 }
+            n++; next
+        }
+        { print "not a line of the format: " $0; exit 1 }
+        END { if (!n) { print "no samples"; exit 1 } }')
+    [[ -z $bad ]] && return 0
+    echo "#   $bad"
+    return 1
+}
+
+# sample FILE NAME: the value of the sample NAME (with its labels, if any).
+sample() {
+    body "$1" | awk -v k="$2" '$1 == k { print $2 }'
+}
+
+# counters_grew A B: no counter went down from scrape A to B, and
+# ssn_commands_total went up.
+counters_grew() {
+    local bad
+    bad=$(awk '
+        FNR == 1 { f++ }
+        /^# TYPE .* counter$/ { c[$3] = 1 }
+        /^[a-z]/ && ($1 in c) { if (f == 1) a[$1] = $2; else b[$1] = $2 }
+        END {
+            for (k in a) if (b[k] + 0 < a[k] + 0) print k " went down"
+            if (b["ssn_commands_total"] + 0 <= a["ssn_commands_total"] + 0)
+                print "ssn_commands_total did not grow"
+        }' <(body "$1") <(body "$2"))
+    [[ -z $bad ]] && return 0
+    echo "#   $bad"
+    return 1
+}
+
+# quantiles_in_order FILE NAME LABELS: NAME{LABELS,quantile=...} in order
+# and at most NAME_max{LABELS}.
+quantiles_in_order() {
+    local b=$1 n=$2 l=$3 last=0 v q
+    for q in 0.5 0.9 0.99 0.999; do
+        v=$(sample "$b" "$n{${l:+$l,}quantile=\"$q\"}")
+        [[ -n $v ]] && awk -v a="$last" -v b="$v" 'BEGIN { exit !(a <= b) }' || {
+            echo "#   $n $l quantile $q: '$v' after $last"; return 1; }
+        last=$v
+    done
+    v=$(sample "$b" "${n}_max${l:+{$l\}}")
+    awk -v a="$last" -v b="$v" 'BEGIN { exit !(b != "" && a <= b) }' || {
+        echo "#   $n $l: max '$v' below p99.9 $last"; return 1; }
+}
+
+case_metrics_port() {
+    local mport a=$TEST_TMP/scrape1 b=$TEST_TMP/scrape2 bench
+    start_server buffered --io events --metrics-port 0 || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    expect_match "'metrics on 127.0.0.1:PORT' is the line after 'listening on'" \
+        "$(sed -n 2p "$SRV_OUT")" '^metrics on 127\.0\.0\.1:[0-9]+$'
+    [[ -n $mport ]] || { stop_server "$SRV_PID"; return; }
+    ask "$SRV_PORT" 'ADD Zed Quux 44 987-65-4321\n' >/dev/null
+
+    "$SB" -p "$SRV_PORT" -c 8 -P 8 --duration 3 --keys 1000 >/dev/null 2>&1 &
+    bench=$!
+    sleep 0.7
+    scrape "$mport" /metrics "$a"
+    sleep 1
+    scrape "$mport" /metrics "$b"
+    wait "$bench"
+
+    expect_match "GET /metrics: 200, the exposition's content type" \
+        "$(head -n 3 "$a" | tr -d '\r')" \
+        $'^HTTP/1\\.[01] 200 OK\nContent-Type: text/plain; version=0\\.0\\.4'
+    check "every line is HELP, TYPE or 'name{labels} value', each family typed" \
+        exposition_ok "$a"
+    check "the counters grew between two scrapes under load" counters_grew "$a" "$b"
+    check "ssn_lock_wait_seconds quantiles in order, max last" \
+        quantiles_in_order "$b" ssn_lock_wait_seconds ""
+    check "ssn_lock_hold_seconds quantiles in order, max last" \
+        quantiles_in_order "$b" ssn_lock_hold_seconds ""
+    check "FIND's ssn_request_duration_seconds in order, max last" \
+        quantiles_in_order "$b" ssn_request_duration_seconds 'command="find"'
+    expect_match "FIND's latency counted" \
+        "$(sample "$b" 'ssn_request_duration_seconds_count{command="find"}')" \
+        '^[1-9][0-9]*$'
+    check "no name and no SSN in /metrics" \
+        bash -c "! grep -Eq 'Zed|Quux|[0-9]{3}-[0-9]{2}-[0-9]{4}' '$a' '$b'"
+    if command -v promtool >/dev/null; then
+        check "promtool check metrics accepts it" \
+            bash -c "sed '1,/^\r\{0,1\}\$/d' '$b' | promtool check metrics"
+    else
+        ok "# SKIP promtool check metrics: promtool is not installed"
+    fi
+    scrape "$mport" /other "$a"
+    expect_match "another path: 404" "$(head -n 1 "$a")" '^HTTP/1\.[01] 404 '
+    scrape "$mport" /metrics/x "$a"
+    expect_match "/metrics/x: 404" "$(head -n 1 "$a")" '^HTTP/1\.[01] 404 '
+    stop_server "$SRV_PID"
+    expect_eq "the server stops cleanly with the metrics thread" "$STOP_RC" 0
+}
+
+# A scrape never waits for the store lock: coarse holds it for as long as
+# a session lives, and /metrics still answers at once, lock figures and all.
+case_metrics_coarse_held() {
+    local mport t0 ms
+    start_server coarse --metrics-port 0 || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    open_conn "$SRV_PORT"
+    send_line "$CONN" "COUNT"
+    read_line "$CONN" 2            # the session has begun: the lock is held
+    t0=$(now)
+    scrape "$mport" /metrics "$TEST_TMP/held"
+    ms=$(elapsed_ms "$t0")
+    check "coarse, a session holding the lock: /metrics answers within 1 s ($ms ms)" \
+        test "$ms" -lt 1000
+    expect_match "... with the lock's figures" \
+        "$(sample "$TEST_TMP/held" ssn_lock_acquisitions_total)" '^[1-9][0-9]*$'
+    close_conn "$CONN"
+    stop_server "$SRV_PID"
+}
+
+case_metrics_port_errors() {
+    local err
+    for v in abc -1 65536 ""; do
+        err=$("$BIN/ssnserver-buffered" -p 0 --metrics-port "$v" 2>&1 </dev/null)
+        expect_match "--metrics-port '$v': refused, the option and value named" \
+            "$?:$err" "^2:ssnserver-buffered: --metrics-port: '$v' "
+    done
+    # The metrics port binds the --bind address under the main port's
+    # protected mode: beyond loopback, no password, no --unprotected: no
+    # port at all (the server binds nothing, so nothing is exposed).
+    err=$(timeout 5 "$BIN/ssnserver-buffered" -p 0 -b 0.0.0.0 --metrics-port 0 \
+          2>&1 </dev/null)
+    expect_match "-b 0.0.0.0 --metrics-port without a password: refused" \
+        "$?:$err" "^1:.*refusing to listen on 0\.0\.0\.0.*--password-file"
+}
+
+case_stats_percentiles threads
+case_stats_percentiles events
+case_metrics_port
+case_metrics_coarse_held
+case_metrics_port_errors
+finish
