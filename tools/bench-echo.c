@@ -137,14 +137,20 @@ static int answer_lines(struct echo_conn *c)
     return 0;
 }
 
+/* The table's slot is emptied before the close: once fd is closed, the
+ * other worker's accept may be given the same number and fill the slot,
+ * which a later clearing here would then wipe (its next event found no
+ * connection, and crashed). */
 static void drop(int ep, int fd)
 {
+    struct echo_conn *c = conns[fd];
+
+    conns[fd] = NULL;
     epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
     close(fd);
-    if (conns[fd]) {
-        free(conns[fd]->out);
-        free(conns[fd]);
-        conns[fd] = NULL;
+    if (c) {
+        free(c->out);
+        free(c);
     }
 }
 
