@@ -33,7 +33,8 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all servers seams-servers check check-headers demo tsan asan \
+.PHONY: all servers seams-servers check check-sanitizers check-headers \
+        demo tsan asan \
         race-lab clean install-deps
 .DEFAULT_GOAL := all
 
@@ -137,6 +138,11 @@ all: servers seams-servers $(PROGRAMS)
 
 check: all check-headers
 	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
+
+# ASan, TSan and valgrind runs of the servers, the race lab and the
+# journal's crash loop (tests/tests.mk); CI runs them after make check.
+check-sanitizers: all
+	@tests/run-all - $(SANITIZER_SCRIPTS)
 
 # Every header compiles on its own: it includes what it uses.
 HEADERS = $(wildcard common/*.h server/*.h server/net/*.h server/journal/*.h \

@@ -53,6 +53,8 @@ help:
 	@echo '                tests only (part of all; never installed)'
 	@echo '  clients       bin/inputgen, bin/inclient, bin/kill_it, bin/ssn-bench and bin/ssn-cli'
 	@echo '  check         unit tests (check) and integration tests over real TCP'
+	@echo '  check-sanitizers ASan, TSan and valgrind runs, the race lab and the'
+	@echo '                journal'"'"'s crash loop (CI runs it after check)'
 	@echo '  check-headers every header compiles on its own'
 	@echo '  demo          every mode under kill_it, one table and a plot (docs/DEMO.md)'
 	@echo '  stall-demo    one client never reads its PRINT: the others'"'"' times in fine'
