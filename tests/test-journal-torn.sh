@@ -34,46 +34,6 @@ J=$TEST_TMP/people.journal
 # The K-th person, and the request that adds it.
 person() { echo "P$1 Torn $(($1 % 100)) $((100 + $1 % 900))-22-3333"; }
 
-# reply: the next reply line on CONN into R; "(closed)" after what was
-# read when the server closed the connection, "(timeout)" after 5 s.
-reply() {
-    local rc
-    IFS= read -r -t 5 -u "$CONN" R; rc=$?
-    if ((rc > 128)); then
-        R="(timeout)"
-    elif ((rc)); then
-        R+="(closed)"
-    fi
-}
-
-# say REQUEST...: each request on CONN in turn, each answered before the
-# next leaves; the replies into T, a line each.
-say() {
-    local r
-    T=""
-    for r in "$@"; do
-        send_line "$CONN" "$r" 2>/dev/null
-        reply
-        T+=${T:+$'\n'}$R
-    done
-}
-
-# upto LAST REQUEST: the reply lines to REQUEST, up to the line LAST, into T.
-upto() {
-    T=""
-    send_line "$CONN" "$2"
-    while reply; [[ $R != "$1" && $R != *'('*')' ]]; do
-        T+=$R$'\n'
-    done
-    T+=$R
-}
-
-# A STATS figure, asked on CONN, into R.
-stats_field() {
-    upto END STATS
-    R=$(awk -v k="$1" '$1 == k { print $2 }' <<<"$T")
-}
-
 # nonzero_after FILE OFFSET: how many bytes after OFFSET are not zeros.
 nonzero_after() {
     tail -c +$(($2 + 1)) "$1" | tr -d '\0' | wc -c

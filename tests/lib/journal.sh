@@ -150,3 +150,44 @@ mount_full() {
     fi
     FULL_MNT=$mnt
 }
+
+# reply: the next reply line on CONN into R; "(closed)" after what was
+# read when the server closed the connection, "(timeout)" after 5 s.
+reply() {
+    local rc
+    IFS= read -r -t 5 -u "$CONN" R; rc=$?
+    if ((rc > 128)); then
+        R="(timeout)"
+    elif ((rc)); then
+        R+="(closed)"
+    fi
+}
+
+# say REQUEST...: each request on CONN in turn, each answered before the
+# next leaves (so each mutation is a round of its own); the one-line
+# replies into T, a line each. CONN is an open_conn's (common.sh).
+say() {
+    local r
+    T=""
+    for r in "$@"; do
+        send_line "$CONN" "$r" 2>/dev/null
+        reply
+        T+=${T:+$'\n'}$R
+    done
+}
+
+# upto LAST REQUEST: the reply lines to REQUEST, up to the line LAST, into T.
+upto() {
+    T=""
+    send_line "$CONN" "$2"
+    while reply; [[ $R != "$1" && $R != *'('*')' ]]; do
+        T+=$R$'\n'
+    done
+    T+=$R
+}
+
+# A STATS figure, asked on CONN, into R.
+stats_field() {
+    upto END STATS
+    R=$(awk -v k="$1" '$1 == k { print $2 }' <<<"$T")
+}
