@@ -33,7 +33,7 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all servers seams-servers check check-sanitizers check-headers \
+.PHONY: all servers seams-servers check check-extra check-headers \
         demo tsan asan \
         race-lab clean install-deps
 .DEFAULT_GOAL := all
@@ -139,10 +139,11 @@ all: servers seams-servers $(PROGRAMS)
 check: all check-headers
 	@tests/run-all $(UNIT_RUNNER) $(CHECK_SCRIPTS)
 
-# ASan, TSan and valgrind runs of the servers, the race lab and the
-# journal's crash loop (tests/tests.mk); CI runs them after make check.
-check-sanitizers: all
-	@tests/run-all - $(SANITIZER_SCRIPTS)
+# The slow checks (tests/tests.mk, EXTRA_SCRIPTS): the sanitizer runs, the
+# race lab, the crash loop, the stress and the bench smoke; CI runs them
+# after make check.
+check-extra: all
+	@tests/run-all - $(EXTRA_SCRIPTS)
 
 # Every header compiles on its own: it includes what it uses.
 HEADERS = $(wildcard common/*.h server/*.h server/net/*.h server/journal/*.h \

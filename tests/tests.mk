@@ -20,14 +20,16 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(UNIT_SERVER_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS) $(CHECK_LIBS)
 
 PROGRAMS += $(UNIT_RUNNER)
-# The sanitizer builds' runs and the journal's crash loop are the slowest
-# checks (about a minute and a half together): they make their own target,
-# make check-sanitizers, which CI runs after make check, so that make check
-# stays within its five minutes on two cores.
-SANITIZER_SCRIPTS := tests/test-server-asan.sh tests/test-server-tsan.sh \
-                     tests/test-races.sh tests/test-server-valgrind.sh \
-                     tests/test-journal-soak.sh
-CHECK_SCRIPTS += $(filter-out $(SANITIZER_SCRIPTS), \
+# The slowest checks, about two minutes together: the sanitizer builds'
+# runs, the race lab, the journal's crash loop, the event driver's stress
+# by misbehaving clients and the benchmark tools' smoke test. They make
+# their own target, make check-extra, which CI runs after make check, so
+# that make check stays within its five minutes on two cores.
+EXTRA_SCRIPTS := tests/test-server-asan.sh tests/test-server-tsan.sh \
+                 tests/test-races.sh tests/test-server-valgrind.sh \
+                 tests/test-journal-soak.sh tests/test-server-events-stress.sh \
+                 tests/test-bench-smoke.sh
+CHECK_SCRIPTS += $(filter-out $(EXTRA_SCRIPTS), \
                    $(sort $(wildcard tests/test-*.sh)))
 
 # stress-client: the misbehaving clients of test-server-events-stress.sh
