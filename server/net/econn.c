@@ -8,13 +8,9 @@
  * watches for writability. Replies that acknowledge a journal record not
  * yet durable wait in c->q too (hold_seq), and the journal wakes the
  * connection when it is (on_journal): the worker never waits for the
- * journal. Only fine's streamed PRINT blocks, writing while this thread
- * holds the store lock (econn_send_locked): that stall is what the mode
- * exists to show, bounded by --write-timeout.
+ * journal. The send hooks themselves are econn_send.c's.
  */
-#include <assert.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +26,6 @@
  * worker's other connections get their turn (memcached's -R, by time). */
 #define ECONN_SLICE_NS  (200 * 1000)
 
-static int econn_send(void *arg, const void *data, size_t len,
-                      uint64_t durable);
-static int econn_send_listing(void *arg, struct listing *l, uint64_t durable);
-static int econn_send_locked(void *arg, const void *data, size_t len);
-static int econn_drained(void *arg);
-
 static const struct timeval *timeout_of(long seconds, struct timeval *tv)
 {
     tv->tv_sec = seconds;
@@ -48,12 +38,9 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
     struct econn *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    const struct session_io io = { .send = econn_send,
-                                   .send_listing = econn_send_listing,
-                                   .send_locked = econn_send_locked,
-                                   .drained = econn_drained,
-                                   .never_waits = 1,
-                                   .arg = c };
+    struct session_io io;
+
+    econn_session_io(c, &io);
     c->conn.fd = fd;
     snprintf(c->conn.peer, sizeof(c->conn.peer), "%s", peer);
     c->conn.session = session_new(&srv.store, &io, 0);
@@ -68,134 +55,6 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
     outq_init(&c->q);
     conns_register(&c->conn);
     return c;
-}
-
-/* ---- sending ------------------------------------------------------------ */
-
-/* Sends without blocking; returns what was sent, or -errno (not EAGAIN). */
-static ssize_t send_now(int fd, const void *data, size_t len)
-{
-    ssize_t n = send(fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n < 0)
-        return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR
-               ? 0 : -errno;
-    return n;
-}
-
-/* Waits until fd is writable, at most --write-timeout: 0 or -EAGAIN. */
-static int wait_writable(int fd)
-{
-    struct pollfd p = { .fd = fd, .events = POLLOUT };
-    long ms = srv.opt.write_timeout_s ? srv.opt.write_timeout_s * 1000 : -1;
-    int rc;
-
-    while ((rc = poll(&p, 1, (int)ms)) < 0 && errno == EINTR)
-        ;
-    return rc > 0 ? 0 : -EAGAIN;
-}
-
-/* fine's streamed PRINT (session_io.send_locked): this thread holds the
- * store lock, and the client gets data before anyone else gets the lock,
- * the worker blocking for it (fine's lesson, bounded by --write-timeout).
- * The PRINT began with nothing queued (reply_drained), so nothing here
- * waits for the journal. */
-static int econn_send_locked(void *arg, const void *data, size_t len)
-{
-    struct econn *c = arg;
-    const char *p = data;
-
-    assert(c->hold_seq == 0 && c->q.bytes == 0);
-    while (len > 0) {
-        ssize_t n = send_now(c->conn.fd, p, len);
-        if (n < 0)
-            return (int)n;
-        if (n == 0 && wait_writable(c->conn.fd))
-            return -EAGAIN;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-/* The journal record a send's bytes acknowledge: from now on the queue is
- * held until it is durable (settle asks the journal once the slice ends).
- * Returns 0, or -EIO when it never will be: nothing may leave. */
-static int hold_for(struct econn *c, uint64_t durable)
-{
-    if (!durable || durable <= c->hold_seq)
-        return 0;
-    int rc = journal_durable(c->conn.session->store->journal, durable);
-    if (rc < 0)
-        return rc;
-    if (rc == 0)
-        c->hold_seq = durable;
-    return 0;
-}
-
-/* What may leave at once: nothing while anything is queued or held. */
-static int may_send_now(const struct econn *c)
-{
-    return c->q.bytes == 0 && c->hold_seq == 0;
-}
-
-/* Room in the queue, within the output limit. */
-static int queue_room(const struct econn *c, size_t more)
-{
-    return c->q.bytes + more > srv.opt.max_output ? -ENOBUFS : 0;
-}
-
-/* The event driver's one way out (session_io.send): never blocks. Sends
- * what the socket takes when nothing is queued or held, and queues the
- * rest, to go when the socket is writable and the journal record is
- * durable (settle). */
-static int econn_send(void *arg, const void *data, size_t len,
-                      uint64_t durable)
-{
-    struct econn *c = arg;
-    const char *p = data;
-    int rc = hold_for(c, durable);
-
-    if (rc)
-        return rc;
-    if (may_send_now(c)) {
-        ssize_t n = send_now(c->conn.fd, p, len);
-        if (n < 0)
-            return (int)n;
-        p += n;
-        len -= (size_t)n;
-    }
-    if (len == 0)
-        return 0;
-    rc = queue_room(c, len);
-    return rc ? rc : outq_push_bytes(&c->q, p, len);
-}
-
-/* A shared PRINT listing, the same way out as econn_send. */
-static int econn_send_listing(void *arg, struct listing *l, uint64_t durable)
-{
-    struct econn *c = arg;
-    size_t off = 0;
-    int rc = hold_for(c, durable);
-
-    if (rc == 0 && may_send_now(c)) {
-        ssize_t n = send_now(c->conn.fd, l->data, l->len);
-        if (n < 0)
-            rc = (int)n;
-        else
-            off = (size_t)n;
-    }
-    if (rc == 0 && off < l->len)
-        rc = queue_room(c, l->len - off);
-    if (rc || off == l->len) {
-        listing_put(l);
-        return rc;
-    }
-    return outq_push_listing(&c->q, l, off);    /* -ENOMEM ends the session */
-}
-
-static int econn_drained(void *arg)
-{
-    return may_send_now(arg);
 }
 
 /* ---- reading and writing ------------------------------------------------ */

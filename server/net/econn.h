@@ -50,6 +50,11 @@ struct econn {
     struct econn *prev, *next;  /* the worker's list; its thread only */
 };
 
+struct session_io;
+
+/* econn_send.c: the hooks c's session sends through, into *io. */
+void econn_session_io(struct econn *c, struct session_io *io);
+
 /* Makes a connection for fd on worker w; NULL on failure (fd untouched). */
 struct econn *econn_new(struct worker *w, int fd, const char *peer);
 
