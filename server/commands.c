@@ -290,26 +290,6 @@ static void cmd_stats_reset(struct session *s)
     reply_puts(s, PROTO_OK_LINE);
 }
 
-void cmd_auth(struct session *s, const char *secret, size_t len)
-{
-    char hex[DIGEST_HEX_LEN + 1];
-
-    if (!srv.auth_required) {
-        reply_puts(s, "Error: no password is set\n");
-        return;
-    }
-    if (digest_hex(s->digest, secret, len, hex) == 0 &&
-        CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0) {
-        s->authed = 1;
-        reply_puts(s, PROTO_OK_LINE);
-    } else {
-        atomic_fetch_add(&srv.auth_failures, 1);
-        log_msg(LOG_LEVEL_WARN, "authentication failed from %s", s->peer);
-        reply_puts(s, "Error: invalid password\n");
-    }
-    OPENSSL_cleanse(hex, sizeof(hex));
-}
-
 /* COMPACT: the snapshot under the lock, then the wait for the new journal
  * outside it (in coarse mode the session holds the lock anyway; the
  * rewrite never needs it). An event driver's session does not wait: the

@@ -26,8 +26,16 @@ void cmd_batch_end(struct session *s);
  * is answered: the compaction's outcome is the journal's to log. */
 void cmd_compact_due(struct session *s);
 
-/* AUTH password: len bytes at secret (not NUL-terminated). */
-void cmd_auth(struct session *s, const char *secret, size_t len);
+#define AUTH_DELAY_FIRST_MS 250 /* before answering the first wrong AUTH */
+#define AUTH_DELAY_MAX_MS   2000    /* the delay doubles up to this */
+#define AUTH_MAX_FAILURES   3   /* wrong AUTHs before the connection closes */
+
+/* auth.c: AUTH password, len bytes at secret (not NUL-terminated).
+ * Returns 0, or CMD_WAITS when its answer waits (session_waiting: a wrong
+ * guess's delay, or the session's admission after a right one, for a
+ * driver that never waits); then cmd_auth_resume runs it on. */
+int cmd_auth(struct session *s, const char *secret, size_t len);
+int cmd_auth_resume(struct session *s);
 
 /* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
 void cmd_tree(struct session *s, int depth);

@@ -143,3 +143,25 @@ const struct lock_policy lock_policies[LOCK_MODES] = {
         .hash_index = 1,
     },
 };
+
+/* serial with a password: everyone is accepted, and the session that
+ * authenticates first has the turn until it ends. The turn is the store's
+ * mutex held for the session's life, as in coarse; no operation locks. */
+static const struct lock_policy serial_turn = {
+    .name = "serial", .number = 1,
+    .summary = "one connection at a time, no lock needed",
+    .admit = admit_everyone, .dismiss = admit_everyone,
+    .session_begin = store_lock, .session_end = store_unlock,
+    .session_begin_nowait = store_lock_nowait,
+    .op_enter = op_nothing, .op_leave = op_nothing,
+    .print = print_while_walking,
+    .held = held_nothing,
+    .lock_per_session = 1,
+    .hash_index = 1,
+};
+
+const struct lock_policy *lock_policy_with_password(
+    const struct lock_policy *p)
+{
+    return p == &lock_policies[LOCK_MODE_SERIAL] ? &serial_turn : p;
+}

@@ -109,6 +109,14 @@ extern const struct lock_policy lock_policies[LOCK_MODES];
  * mode by the Makefile). */
 extern const struct lock_policy *const lock_policy_built;
 
+/* The policy p follows when clients must authenticate: p itself, but for
+ * serial, whose one-at-a-time rule becomes a turn taken after AUTH (the
+ * store's mutex for the session's life, as coarse) instead of a pause of
+ * the listener, so that a client that never authenticates cannot hold
+ * the only place. */
+const struct lock_policy *lock_policy_with_password(
+    const struct lock_policy *p);
+
 /* Asserts, in builds with assertions, that the store is held as its policy
  * requires. Every _locked store function starts with it. */
 #define STORE_ASSERT_HELD(st) \

@@ -5,6 +5,7 @@
  * lock policy (lockmode.c) are chosen separately; this file only wires them
  * together. */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +127,21 @@ static int fit_fd_limit(void)
             (unsigned long)rl.rlim_cur);
     srv.opt.max_clients = (long)(rl.rlim_cur - FDS_RESERVED);
     return 0;
+}
+
+/* --max-unauth: a quarter of --max-clients by default, and below it (the
+ * limit may have lowered --max-clients), so that authenticated clients
+ * always have room. */
+static void fit_max_unauth(void)
+{
+    long most = srv.opt.max_clients > 1 ? srv.opt.max_clients - 1 : 1;
+
+    if (!srv.opt.max_unauth)
+        srv.opt.max_unauth = srv.opt.max_clients / 4;
+    if (srv.opt.max_unauth > most)
+        srv.opt.max_unauth = most;
+    if (srv.opt.max_unauth < 1)
+        srv.opt.max_unauth = 1;
 }
 
 /* --journal: replays it into the (empty) store and attaches it, before
@@ -303,6 +319,7 @@ static int loop_start(struct loop *lp)
     }
     if (fit_fd_limit())
         return -1;
+    fit_max_unauth();
     if (srv.opt.io_events) {
         int rc = events_init(srv.opt.workers);
         if (rc) {
@@ -421,6 +438,13 @@ int main(int argc, char **argv)
     struct loop lp = { 0 };
     int rc = 1;
 
+    /* Buffers of 256 KiB and more (PRINT listings, grown reply buffers,
+     * the index) get pages of their own, given back to the system when
+     * freed. glibc would otherwise raise this threshold after the first
+     * large free and serve later listings from its arenas, which keep what
+     * is freed: RSS would stay at the worst moment's, not follow what the
+     * reply budget (--max-output-total) holds. */
+    mallopt(M_MMAP_THRESHOLD, 256 * 1024);
     options_parse(argc, argv, &srv.opt, lock_policy_built);
     signal(SIGPIPE, SIG_IGN);           /* a vanished client is an EPIPE */
     signal(SIGUSR2, SIG_IGN);           /* no meaning: a stray one must not
@@ -435,6 +459,8 @@ int main(int argc, char **argv)
     }
     if (server_init() || load_password() || trace_start())
         return 1;
+    if (srv.auth_required)
+        srv.store.policy = lock_policy_with_password(srv.store.policy);
     if (srv.opt.use_stdin) {
         rc = serve_stdin();
     } else if ((rc = loop_start(&lp)) == 0) {

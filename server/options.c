@@ -9,6 +9,7 @@
 #include "journal/journal.h"
 #include "lockmode.h"
 #include "log.h"
+#include "net/budget.h"
 #include "options.h"
 #include "trace.h"
 
@@ -18,6 +19,10 @@ static const char *prog = "ssnserver";
 
 static void usage(FILE *f, const struct lock_policy *policy)
 {
+    char total_text[32];
+
+    snprintf(total_text, sizeof(total_text), "%zu MiB",
+             budget_default(SSN_DEFAULT_MAX_OUTPUT) >> 20);
     fprintf(f,
 "usage: %s [options] [PORT]\n"
 "\n"
@@ -36,6 +41,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --max-output BYTES replies one client may hold unsent, suffix k, m\n"
 "                         or g (default %s); past it the client gets\n"
 "                         'Error: output limit exceeded' and is disconnected\n"
+"      --max-output-total BYTES\n"
+"                         replies all clients together may hold unsent\n"
+"                         (default: 1/%d of physical memory, here %s, and\n"
+"                         at least twice --max-output; 0: no limit); past\n"
+"                         it the clients holding the most are disconnected\n"
 "      --timeout SECONDS  close a connection idle this long (default 0:\n"
 "                         never). In serial and coarse mode an idle client\n"
 "                         holds up every other one: this bounds how long\n"
@@ -45,6 +55,18 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --password-file FILE\n"
 "                         require 'AUTH password' with the first line of\n"
 "                         FILE as the password (never on the command line)\n"
+"      --login-grace SECONDS\n"
+"                         with a password, close a connection that has not\n"
+"                         authenticated this long after connecting\n"
+"                         (default %d; 0: never)\n"
+"      --max-unauth N     with a password, connections not yet\n"
+"                         authenticated at once (default a quarter of\n"
+"                         --max-clients, always below it); one more drops\n"
+"                         the oldest of them, so a client with the password\n"
+"                         always gets in\n"
+"      --tcp-keepalive SECONDS\n"
+"                         probe a silent peer after this long, so one that\n"
+"                         vanished is found and freed (default %d; 0: off)\n"
 "      --unprotected      allow listening beyond loopback with no password\n"
 "      --io MODEL         threads (default: a thread per connection, the\n"
 "                         model the lessons are about) or events (worker\n"
@@ -108,7 +130,9 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "--journal-truncate would not help).\n",
             prog, policy->name, policy->number, policy->summary,
             SSN_DEFAULT_PORT, SSN_DEFAULT_MAX, SSN_DEFAULT_MAX_OUTPUT_TEXT,
-            SSN_DEFAULT_WRITE_TIMEOUT, TRACE_RING_EVENTS);
+            SSN_OUTPUT_TOTAL_SHARE, total_text,
+            SSN_DEFAULT_WRITE_TIMEOUT, SSN_DEFAULT_LOGIN_GRACE,
+            SSN_DEFAULT_KEEPALIVE, TRACE_RING_EVENTS);
 }
 
 static void bad_value(const char *opt, const char *s, const char *why)
@@ -164,7 +188,8 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
-    OPT_METRICS, OPT_TRACE,
+    OPT_METRICS, OPT_TRACE, OPT_MAXOUT_TOTAL, OPT_GRACE, OPT_MAXUNAUTH,
+    OPT_KEEPALIVE,
 };
 
 static const struct option longopts[] = {
@@ -172,6 +197,10 @@ static const struct option longopts[] = {
     { "bind",          required_argument, NULL, 'b' },
     { "max-clients",   required_argument, NULL, 'm' },
     { "max-output",    required_argument, NULL, OPT_MAXOUT },
+    { "max-output-total", required_argument, NULL, OPT_MAXOUT_TOTAL },
+    { "login-grace",   required_argument, NULL, OPT_GRACE },
+    { "max-unauth",    required_argument, NULL, OPT_MAXUNAUTH },
+    { "tcp-keepalive", required_argument, NULL, OPT_KEEPALIVE },
     { "timeout",       required_argument, NULL, OPT_TIMEOUT },
     { "write-timeout", required_argument, NULL, OPT_WTIMEOUT },
     { "password-file", required_argument, NULL, OPT_PASSFILE },
@@ -206,6 +235,9 @@ static void set_defaults(struct options *opt)
     opt->max_clients = SSN_DEFAULT_MAX;
     opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
+    opt->max_output_total = (size_t)-1;     /* budget_default, once parsed */
+    opt->login_grace_s = SSN_DEFAULT_LOGIN_GRACE;
+    opt->tcp_keepalive_s = SSN_DEFAULT_KEEPALIVE;
     opt->log_level = LOG_LEVEL_INFO;
     opt->fsync = JOURNAL_FSYNC_EVERYSEC;
     opt->journal_wake = JOURNAL_WAKE_SIGNAL;    /* measured best,
@@ -227,6 +259,18 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         opt->max_clients = number("--max-clients", optarg, 1, 1000000);
         break;
     case OPT_MAXOUT: opt->max_output = bytes("--max-output", optarg, MAX_OUTPUT_MIN); break;
+    case OPT_MAXOUT_TOTAL:
+        opt->max_output_total = bytes("--max-output-total", optarg, 0);
+        break;
+    case OPT_GRACE:
+        opt->login_grace_s = number("--login-grace", optarg, 0, 86400);
+        break;
+    case OPT_MAXUNAUTH:
+        opt->max_unauth = number("--max-unauth", optarg, 1, 1000000);
+        break;
+    case OPT_KEEPALIVE:
+        opt->tcp_keepalive_s = number("--tcp-keepalive", optarg, 0, 86400);
+        break;
     case OPT_TIMEOUT:
         opt->idle_timeout_s = number("--timeout", optarg, 0, 86400 * 365);
         break;
@@ -320,6 +364,14 @@ void options_parse(int argc, char **argv, struct options *opt,
     }
     if (!opt->batch)
         opt->batch = opt->io_events ? SSN_DEFAULT_BATCH_EVENTS : 1;
+    if (opt->max_output_total == (size_t)-1)
+        opt->max_output_total = budget_default(opt->max_output);
+    if (opt->max_unauth && opt->max_unauth >= opt->max_clients) {
+        fprintf(stderr, "%s: --max-unauth: %ld is not below --max-clients "
+                "(%ld): a client with the password must always have room\n",
+                prog, opt->max_unauth, opt->max_clients);
+        exit(2);
+    }
     if (opt->journal && policy->journal_refusal) {
         fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
         exit(2);

@@ -27,6 +27,10 @@
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 #define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
                                        long at most before the close */
+#define SSN_DEFAULT_LOGIN_GRACE 10  /* --login-grace, seconds */
+#define SSN_DEFAULT_KEEPALIVE  300  /* --tcp-keepalive, seconds (Redis's) */
+#define SSN_OUTPUT_TOTAL_SHARE   8  /* --max-output-total's default: this
+                                       fraction of physical memory */
 
 struct options {
     const char *bind;           /* address to listen on */
@@ -34,6 +38,10 @@ struct options {
     long max_clients;           /* lowered at start-up to what the open-file
                                    limit allows */
     size_t max_output;          /* unsent reply bytes per client */
+    size_t max_output_total;    /* ... over all clients; 0: no budget */
+    long max_unauth;            /* connections not yet authenticated */
+    long login_grace_s;         /* time to authenticate; 0: no limit */
+    long tcp_keepalive_s;       /* 0: off */
     long idle_timeout_s;        /* --timeout; 0: none */
     long write_timeout_s;       /* --write-timeout; 0: none */
     long race_window_us;        /* pause inside insert/erase; 0: none */
@@ -58,11 +66,28 @@ struct options {
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */
 
-/* One accepted connection of the thread-per-connection driver. */
+/* Why the server dropped a connection on its own (conns.c, budget.c):
+ * set once, under conns_lock, by the thread that shuts the socket down;
+ * read by the connection's own thread when its session ends. */
+enum conn_dropped {
+    CONN_KEPT,
+    CONN_DROPPED_BUDGET,        /* held the most replies, over the budget */
+    CONN_DROPPED_UNAUTH,        /* the oldest unauthenticated, at the cap */
+    CONN_DROPPED_GRACE,         /* not authenticated within the grace */
+};
+
+/* One accepted connection, of either driver. fd, peer and born are set
+ * before it is registered and never change; held is the reply memory it
+ * holds (budget.c: atomic, changed by its own thread, read by anyone);
+ * authed and dropped are atomics. */
 struct conn {
     int fd;
     char peer[SSN_PEER_MAX];    /* the client's address, for the log */
     struct session *session;
+    uint64_t born;              /* time_now_ns() when registered */
+    atomic_size_t held;         /* reply bytes held for it (budget.h) */
+    atomic_int authed;          /* AUTH succeeded, or none is needed */
+    atomic_int dropped;         /* an enum conn_dropped */
     struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
 };
 
@@ -81,6 +106,12 @@ struct server {
     atomic_long clients_write_timeout;
     atomic_long accept_fd_exhausted;    /* episodes of EMFILE/ENFILE */
     atomic_long auth_failures;
+    atomic_long auth_closed;            /* closed after too many failures */
+    atomic_long clients_reply_budget;   /* dropped: --max-output-total */
+    atomic_long clients_unauth_dropped; /* dropped: --max-unauth */
+    atomic_long clients_login_timeout;  /* dropped: --login-grace */
+    atomic_long connections_unauth;     /* registered, not authenticated */
+    atomic_size_t reply_held;           /* sum of every conn's held */
     atomic_long connections_reset;      /* connections_total and */
     atomic_long commands_reset;         /* commands_total before each
                                            STATS RESET, summed */
@@ -128,5 +159,18 @@ int conns_wait_empty(long ms);
  * the output limit, a write timeout, or begin_error (-errno) when it could
  * not begin. Nothing for an ordinary end. */
 void conns_note_end(const struct conn *c, int idle, int begin_error);
+/* c's session authenticated: it no longer counts against --max-unauth. On
+ * c's own thread. */
+void conns_authed(struct conn *c);
+/* Before a new connection is registered: when --max-unauth connections
+ * already wait for AUTH, the oldest of them is dropped, so a client with
+ * the password always gets in (sshd's MaxStartups, oldest first). */
+void conns_make_room(void);
+/* Drops every connection that has not authenticated within
+ * --login-grace; the listener calls it each second. */
+void conns_reap_unauthed(void);
+/* Shuts c's socket down for why (an enum conn_dropped), unless it was
+ * already dropped; conns_lock held. Its own thread then ends it. */
+void conns_drop_locked(struct conn *c, int why);
 
 #endif

@@ -68,22 +68,40 @@ void session_free(struct session *s)
 
 int session_begin(struct session *s)
 {
-    return s->store->policy->session_begin(s->store);
+    if (!s->authed)
+        return 0;                       /* admitted after AUTH */
+    int rc = s->store->policy->session_begin(s->store);
+    s->begun = rc == 0;
+    return rc;
 }
 
 void session_end(struct session *s)
 {
-    s->store->policy->session_end(s->store);
+    if (s->begun)
+        s->store->policy->session_end(s->store);
+    s->begun = 0;
 }
 
 int session_begin_nowait(struct session *s, struct store_waiter *w)
 {
-    return s->store->policy->session_begin_nowait(s->store, w);
+    if (!s->authed)
+        return 0;                       /* admitted after AUTH */
+    int rc = s->store->policy->session_begin_nowait(s->store, w);
+    s->begun = rc == 0;
+    return rc;
 }
 
 void session_begin_adopt(struct session *s, struct store_waiter *w)
 {
     store_lock_adopt(s->store, w);
+    s->begun = 1;
+}
+
+int session_admit(struct session *s)
+{
+    if (s->begun)
+        return 0;                       /* AUTH again, already admitted */
+    return s->io.admit ? s->io.admit(s->io.arg) : session_begin(s);
 }
 
 /* ---- replies ----------------------------------------------------------- */
@@ -286,10 +304,8 @@ static int run(struct session *s, enum proto_cmd cmd, const char *err,
         reply_puts(s, "Error: authentication required\n");
         return 0;
     }
-    if (cmd == PROTO_AUTH) {
-        cmd_auth(s, req->secret, req->secret_len);
-        return 0;
-    }
+    if (cmd == PROTO_AUTH)
+        return cmd_auth(s, req->secret, req->secret_len);
     return cmd_run(s, cmd);
 }
 
@@ -319,6 +335,9 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     if (run(s, cmd, req.err, &req) == CMD_WAITS) {
         s->waiting = 1;
         s->waiting_cmd = cmd;
+        if (cmd != PROTO_AUTH)          /* AUTH says what it waits for */
+            s->wait_kind = cmd == PROTO_COMPACT ? SESSION_WAITS_COMPACT
+                                                : SESSION_WAITS_DRAINED;
         return cmd;
     }
     request_done(s);
@@ -342,7 +361,9 @@ static void measure(struct metrics_set **ms, enum proto_cmd cmd, uint64_t ns)
 static int resume(struct session *s)
 {
     reply_begin(s);
-    if (cmd_run(s, s->waiting_cmd) == CMD_WAITS)
+    if ((s->waiting_cmd == PROTO_AUTH ? cmd_auth_resume(s)
+                                      : cmd_run(s, s->waiting_cmd)) ==
+        CMD_WAITS)
         return 0;
     s->waiting = 0;
     request_done(s);
@@ -351,10 +372,7 @@ static int resume(struct session *s)
 
 enum session_wait session_waiting(const struct session *s)
 {
-    if (!s->waiting)
-        return SESSION_RUNS;
-    return s->waiting_cmd == PROTO_COMPACT ? SESSION_WAITS_COMPACT
-                                           : SESSION_WAITS_DRAINED;
+    return s->waiting ? (enum session_wait)s->wait_kind : SESSION_RUNS;
 }
 
 /* Telnet's answers go out with the replies, in order. */

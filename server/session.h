@@ -58,6 +58,12 @@ struct listing;
  * journal (the session sent everything marked before it took the lock).
  * drained, when set (a queueing driver), says whether everything sent so
  * far has reached the socket; a blocking driver's sends always have.
+ * admit, when set, begins the session after AUTH succeeded (with a
+ * password, admission waits for it: session_begin): 0 when begun, -EAGAIN
+ * when a driver that never waits will run the session again once it has
+ * (the AUTH's answer waits: SESSION_WAITS_ADMISSION), or -errno. It also
+ * tells the driver the connection is authenticated. When NULL, the
+ * policy's session_begin runs, blocking.
  * never_waits: an event loop's driver. A request that would wait for
  * something else than the client (COMPACT's outcome) waits without
  * blocking instead (session_waiting), and the driver runs it again. */
@@ -66,6 +72,7 @@ struct session_io {
     int (*send_listing)(void *arg, struct listing *l, uint64_t durable);
     int (*send_locked)(void *arg, const void *data, size_t len);
     int (*drained)(void *arg);
+    int (*admit)(void *arg);
     int never_waits;
     void *arg;
 };
@@ -77,6 +84,8 @@ struct session {
     int ending;                 /* QUIT was answered, or sending failed:
                                    no further request is read */
     int authed;                 /* AUTH succeeded, or no password is set */
+    int begun;                  /* the policy's session_begin ran */
+    int auth_failures;          /* wrong AUTHs on this connection */
     char peer[64];              /* the client's address, for the log */
     struct telnet tn;           /* telnet commands taken out of the input */
     struct linereader in;       /* bytes received, split into requests */
@@ -101,6 +110,8 @@ struct session {
     int waiting;                /* the request in s->req waits to run again
                                    (session_waiting) */
     enum proto_cmd waiting_cmd; /* ... and which request it is */
+    int wait_kind;              /* ... and what for: enum session_wait */
+    uint64_t wait_until;        /* SESSION_WAITS_TIMER: time_now_ns() */
     uint64_t compact_gen;       /* the compaction COMPACT waits for */
     uint64_t waited_from;       /* time_now_ns() when the waiting request
                                    was parsed, for its latency */
@@ -121,10 +132,17 @@ struct session *session_new(struct store *st, const struct session_io *io,
 void session_free(struct session *s);
 
 /* The policy's session hooks (coarse takes the store lock here for the
- * session's whole life). session_begin returns 0 or -errno; when it fails
- * the session must not be used. */
+ * session's whole life, serial with a password its turn). session_begin
+ * returns 0 or -errno; when it fails the session must not be used. With a
+ * password it begins nothing yet: admission waits for AUTH (session_admit,
+ * through io.admit), so an unauthenticated client holds up nobody.
+ * session_end ends what began, if anything did. */
 int session_begin(struct session *s);
 void session_end(struct session *s);
+
+/* AUTH succeeded: begins the session through io.admit (or the policy,
+ * blocking). Returns as io.admit. */
+int session_admit(struct session *s);
 
 /* session_begin for an event loop: 0 when begun, or -EAGAIN when w is
  * queued (coarse: the store lock is taken) and w->notify will be called;
@@ -166,6 +184,10 @@ enum session_wait {
                                    ahead of it once it holds the lock */
     SESSION_WAITS_COMPACT,      /* the compaction s->compact_gen to end
                                    (journal_compact_wait_async) */
+    SESSION_WAITS_TIMER,        /* the clock to reach s->wait_until (a
+                                   wrong AUTH's delay) */
+    SESSION_WAITS_ADMISSION,    /* io.admit's -EAGAIN: the driver runs the
+                                   session again once it has begun */
 };
 enum session_wait session_waiting(const struct session *s);
 

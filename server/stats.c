@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "proto.h"
 #include "server.h"
+#include "log_source.h"
 #include "stats.h"
 #include "store.h"
 #include "trace.h"
@@ -97,6 +98,34 @@ static int lock_lines(char *buf, size_t cap,
         (unsigned long long)(f->hold.p999 / 1000));
 }
 
+/* What keeps any one client from exhausting the server (docs/LIMITS.md):
+ * the reply budget, the unauthenticated, failed AUTHs, the log's limit. */
+static int guard_lines(char *buf, size_t cap)
+{
+    return snprintf(buf, cap,
+        "max_output_total %zu\n"
+        "reply_bytes_held %zu\n"
+        "clients_reply_budget %ld\n"
+        "max_unauth %ld\n"
+        "login_grace %ld\n"
+        "tcp_keepalive %ld\n"
+        "connections_unauth %ld\n"
+        "clients_unauth_dropped %ld\n"
+        "clients_login_timeout %ld\n"
+        "auth_closed %ld\n"
+        "log_lines_suppressed %ld\n",
+        srv.opt.max_output_total, atomic_load(&srv.reply_held),
+        atomic_load(&srv.clients_reply_budget),
+        srv.auth_required ? srv.opt.max_unauth : 0L,
+        srv.auth_required ? srv.opt.login_grace_s : 0L,
+        srv.opt.tcp_keepalive_s,
+        atomic_load(&srv.connections_unauth),
+        atomic_load(&srv.clients_unauth_dropped),
+        atomic_load(&srv.clients_login_timeout),
+        atomic_load(&srv.auth_closed),
+        atomic_load(&log_source_suppressed));
+}
+
 size_t stats_format(char *buf, size_t cap, const struct store *st,
                     size_t entries, const struct store_lock_figures *lock,
                     long own_commands)
@@ -147,6 +176,10 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         atomic_load(&srv.auth_failures));
     if (n < 0 || (size_t)n >= cap)
         return 0;
+    int g = guard_lines(buf + n, cap - (size_t)n);
+    if (g < 0 || (size_t)g >= cap - (size_t)n)
+        return 0;
+    n += g;
     if (lock) {
         int m = lock_lines(buf + n, cap - (size_t)n, lock);
         if (m < 0 || (size_t)m >= cap - (size_t)n)
@@ -217,5 +250,10 @@ void stats_reset(void)
     atomic_store(&srv.clients_write_timeout, 0);
     atomic_store(&srv.accept_fd_exhausted, 0);
     atomic_store(&srv.auth_failures, 0);
+    atomic_store(&srv.auth_closed, 0);
+    atomic_store(&srv.clients_reply_budget, 0);
+    atomic_store(&srv.clients_unauth_dropped, 0);
+    atomic_store(&srv.clients_login_timeout, 0);
+    atomic_store(&log_source_suppressed, 0);
     metrics_reset();
 }

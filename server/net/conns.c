@@ -1,18 +1,28 @@
 /* conns.c -- the registry of live connections (server.h), used for the
- * connection counters and to end every session at shutdown. conns_lock
- * protects srv.conns and every conn's prev/next. */
+ * connection counters, to end every session at shutdown, and to keep
+ * connections that have not authenticated second-class: at most
+ * --max-unauth of them (the oldest is dropped for a new one) and each for
+ * at most --login-grace seconds. conns_lock protects srv.conns and every
+ * conn's prev/next. */
 #include <errno.h>
 #include <sys/socket.h>
 #include <string.h>
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
+#include "log_source.h"
 #include "server.h"
 #include "session.h"
 #include "timeutil.h"
 
 void conns_register(struct conn *c)
 {
+    c->born = time_now_ns();
+    atomic_init(&c->held, 0);
+    atomic_init(&c->authed, !srv.auth_required);
+    atomic_init(&c->dropped, CONN_KEPT);
+    if (srv.auth_required)
+        atomic_fetch_add(&srv.connections_unauth, 1);
     pthread_mutex_lock(&srv.conns_lock);
     c->prev = NULL;
     c->next = srv.conns;
@@ -45,6 +55,8 @@ void conns_unregister(struct conn *c)
     if (c->next)
         c->next->prev = c->prev;
     atomic_fetch_sub(&srv.connections_current, 1);
+    if (!atomic_load(&c->authed))
+        atomic_fetch_sub(&srv.connections_unauth, 1);
     if (!srv.conns)
         pthread_cond_signal(&srv.conns_empty);  /* one waiter: main */
     pthread_mutex_unlock(&srv.conns_lock);
@@ -72,22 +84,109 @@ int conns_wait_empty(long ms)
     return empty;
 }
 
+void conns_authed(struct conn *c)
+{
+    if (!atomic_exchange(&c->authed, 1))
+        atomic_fetch_sub(&srv.connections_unauth, 1);
+}
+
+void conns_drop_locked(struct conn *c, int why)
+{
+    int kept = CONN_KEPT;
+
+    if (!atomic_compare_exchange_strong(&c->dropped, &kept, why))
+        return;
+    atomic_fetch_add(why == CONN_DROPPED_BUDGET ? &srv.clients_reply_budget
+                     : why == CONN_DROPPED_UNAUTH
+                       ? &srv.clients_unauth_dropped
+                       : &srv.clients_login_timeout, 1);
+    shutdown(c->fd, SHUT_RDWR);     /* a blocked read or write returns */
+}
+
+/* Not authenticated, and not on its way out already. */
+static int waits_for_auth(const struct conn *c)
+{
+    return !atomic_load(&c->authed) &&
+           atomic_load(&c->dropped) == CONN_KEPT;
+}
+
+void conns_make_room(void)
+{
+    if (!srv.auth_required ||
+        atomic_load(&srv.connections_unauth) < srv.opt.max_unauth)
+        return;
+    pthread_mutex_lock(&srv.conns_lock);
+    /* Those already dropped still count until their threads end them:
+     * count only the ones still waiting. The list is newest first, so the
+     * last one waiting is the oldest. */
+    long waiting = 0;
+    for (struct conn *c = srv.conns; c; c = c->next)
+        waiting += waits_for_auth(c);
+    while (waiting-- >= srv.opt.max_unauth) {
+        struct conn *oldest = NULL;
+        for (struct conn *c = srv.conns; c; c = c->next)
+            if (waits_for_auth(c))
+                oldest = c;
+        if (!oldest)
+            break;
+        conns_drop_locked(oldest, CONN_DROPPED_UNAUTH);
+    }
+    pthread_mutex_unlock(&srv.conns_lock);
+}
+
+void conns_reap_unauthed(void)
+{
+    uint64_t grace = (uint64_t)srv.opt.login_grace_s * TIME_NS_PER_SEC;
+    uint64_t now = time_now_ns();
+
+    if (!srv.auth_required || !grace ||
+        atomic_load(&srv.connections_unauth) == 0)
+        return;
+    pthread_mutex_lock(&srv.conns_lock);
+    for (struct conn *c = srv.conns; c; c = c->next)
+        if (waits_for_auth(c) && now - c->born >= grace)
+            conns_drop_locked(c, CONN_DROPPED_GRACE);
+    pthread_mutex_unlock(&srv.conns_lock);
+}
+
+/* The server dropped c on its own: the log says why. */
+static void note_dropped(const struct conn *c, int why)
+{
+    if (why == CONN_DROPPED_BUDGET)
+        log_source(LOG_LEVEL_WARN, c->peer, "disconnected %s: all clients "
+                   "together held more replies than --max-output-total "
+                   "(%zu bytes), and it held the most", c->peer,
+                   srv.opt.max_output_total);
+    else if (why == CONN_DROPPED_UNAUTH)
+        log_source(LOG_LEVEL_WARN, c->peer, "disconnected %s: not "
+                   "authenticated, the oldest of %ld such connections "
+                   "(--max-unauth)", c->peer, srv.opt.max_unauth);
+    else
+        log_source(LOG_LEVEL_WARN, c->peer, "disconnected %s: not "
+                   "authenticated within %ld s (--login-grace)", c->peer,
+                   srv.opt.login_grace_s);
+}
+
 void conns_note_end(const struct conn *c, int idle, int begin_error)
 {
     const struct session *s = c->session;
+    int why = atomic_load(&c->dropped);
 
-    if (idle) {
+    if (why != CONN_KEPT) {
+        note_dropped(c, why);
+    } else if (idle) {
         atomic_fetch_add(&srv.clients_idle_timeout, 1);
         log_msg(LOG_LEVEL_INFO, "closed %s: idle for %ld s", c->peer,
                 srv.opt.idle_timeout_s);
     } else if (s->output_limited || s->send_error == -ENOBUFS) {
         atomic_fetch_add(&srv.clients_output_limited, 1);
-        log_msg(LOG_LEVEL_WARN, "disconnected %s: over the output limit "
-                "of %zu bytes", c->peer, srv.opt.max_output);
+        log_source(LOG_LEVEL_WARN, c->peer, "disconnected %s: over the "
+                   "output limit of %zu bytes", c->peer, srv.opt.max_output);
     } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
         atomic_fetch_add(&srv.clients_write_timeout, 1);
-        log_msg(LOG_LEVEL_WARN, "ended the session of %s: it read nothing "
-                "for %ld s", c->peer, srv.opt.write_timeout_s);
+        log_source(LOG_LEVEL_WARN, c->peer, "ended the session of %s: it "
+                   "read nothing for %ld s", c->peer,
+                   srv.opt.write_timeout_s);
     } else if (begin_error) {
         log_msg(LOG_LEVEL_ERROR, "session of %s could not begin: %s",
                 c->peer, strerror(-begin_error));

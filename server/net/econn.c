@@ -52,7 +52,7 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
     session_set_batch(c->conn.session, srv.opt.batch - 1);
     session_set_peer(c->conn.session, peer);
     c->w = w;
-    outq_init(&c->q);
+    outq_init(&c->q, &c->conn);
     conns_register(&c->conn);
     return c;
 }
@@ -191,6 +191,19 @@ static int hold_over(struct econn *c)
     return 0;
 }
 
+/* A request waits for the clock (a wrong AUTH's delay): reading stops,
+ * and the more timer runs it on at s->wait_until. */
+static void wait_timer(struct econn *c)
+{
+    uint64_t now = time_now_ns(), until = c->conn.session->wait_until;
+    uint64_t us = until > now ? (until - now + 999) / 1000 : 0;
+    struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
+                          .tv_usec = (suseconds_t)(us % 1000000) };
+
+    read_off(c);
+    event_add(c->more, &tv);
+}
+
 /* After a slice of requests, and after each thing the connection waited
  * for (the journal, the socket, its turn): sends what may leave, then
  * decides what to wait for next. more: complete requests may be buffered.
@@ -227,6 +240,10 @@ static void settle(struct econn *c, int more)
                journal_compact_wait_async(s->store->journal, &c->cwaiter,
                                           s->compact_gen) == -EAGAIN) {
         return;                         /* on_journal comes back */
+    } else if (session_waiting(s) == SESSION_WAITS_ADMISSION) {
+        read_off(c);                    /* on_granted comes back */
+    } else if (session_waiting(s) == SESSION_WAITS_TIMER) {
+        wait_timer(c);
     } else if (more || session_waiting(s) != SESSION_RUNS) {
         static const struct timeval now = { 0, 0 };
         read_off(c);
@@ -365,7 +382,10 @@ static void on_granted(evutil_socket_t fd, short what, void *arg)
 
     session_begin_adopt(c->conn.session, &c->waiter);
     c->state = ECONN_OPEN;
-    read_on(c);
+    if (session_waiting(c->conn.session) == SESSION_WAITS_ADMISSION)
+        serve(c, 0);                    /* AUTH's OK, then the rest */
+    else
+        read_on(c);
 }
 
 void econn_begin(struct econn *c, struct event_base *base)

@@ -140,12 +140,27 @@ static int econn_drained(void *arg)
     return may_send_now(arg);
 }
 
+/* AUTH succeeded: the connection counts as authenticated, and the session
+ * begins, or parks until the store's hand-over (coarse's lock, serial's
+ * turn): on_granted runs it on. */
+static int econn_admit(void *arg)
+{
+    struct econn *c = arg;
+
+    conns_authed(&c->conn);
+    int rc = session_begin_nowait(c->conn.session, &c->waiter);
+    if (rc == -EAGAIN)
+        c->state = ECONN_PARKED;
+    return rc;
+}
+
 void econn_session_io(struct econn *c, struct session_io *io)
 {
     *io = (struct session_io){ .send = econn_send,
                                .send_listing = econn_send_listing,
                                .send_locked = econn_send_locked,
                                .drained = econn_drained,
+                               .admit = econn_admit,
                                .never_waits = 1,
                                .arg = c };
 }

@@ -15,6 +15,7 @@
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
+#include "log_source.h"
 #include "proto.h"
 #include "server.h"
 #include "events.h"
@@ -39,6 +40,7 @@ static int paused;                      /* PAUSE_* bits */
 /* The descriptor back-off; only the main thread (libevent's callbacks)
  * touches these. */
 static struct event *backoff_timer;
+static struct event *guard_timer;       /* each second: --login-grace */
 static long backoff_ms;                 /* 0: not in an episode */
 static long backoff_failures;           /* failed accepts this episode */
 
@@ -112,6 +114,29 @@ static void format_peer(const struct sockaddr *sa, char *out, size_t cap)
     }
 }
 
+/* --tcp-keepalive: after that long without a byte the kernel probes the
+ * peer, three times a third of it apart (Redis's choice), and a peer that
+ * vanished without a FIN is found: its session's read fails and the
+ * connection is freed. */
+static void set_keepalive(int fd)
+{
+    int on = 1, idle = (int)srv.opt.tcp_keepalive_s;
+    int interval = idle / 3 > 0 ? idle / 3 : 1, count = 3;
+
+    if (!idle)
+        return;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+}
+
+static void guard_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd; (void)what; (void)arg;
+    conns_reap_unauthed();
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
                       struct sockaddr *sa, int socklen, void *arg)
 {
@@ -124,13 +149,15 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     format_peer(sa, peer, sizeof(peer));
     if (atomic_load(&srv.connections_current) >= srv.opt.max_clients) {
         atomic_fetch_add(&srv.connections_rejected, 1);
-        log_msg(LOG_LEVEL_WARN, "refused %s: %ld clients connected", peer,
-                srv.opt.max_clients);
+        log_source(LOG_LEVEL_WARN, peer, "refused %s: %ld clients connected",
+                   peer, srv.opt.max_clients);
         refuse(fd, "Error: too many connections\n");
         return;
     }
     /* Replies are batched by the session, so Nagle would only add delay. */
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    set_keepalive(fd);
+    conns_make_room();                  /* --max-unauth */
 
     if (st->policy->admit(st) == LOCK_ADMIT_PAUSE)
         pause_accepting(PAUSE_ADMIT);
@@ -280,11 +307,15 @@ int listener_start(struct event_base *base)
                 strerror(-rc));
         return -1;
     }
+    static const struct timeval second = { 1, 0 };
     backoff_timer = evtimer_new(base, backoff_cb, NULL);
-    if (!backoff_timer) {
+    guard_timer = event_new(base, -1, EV_PERSIST, guard_cb, NULL);
+    if (!backoff_timer || !guard_timer) {
         fprintf(stderr, "ssnserver: cannot make a timer\n");
         return -1;
     }
+    if (srv.auth_required && srv.opt.login_grace_s)
+        event_add(guard_timer, &second);
     struct evconnlistener *l = bind_listener(base);
     if (!l)
         return -1;
@@ -307,4 +338,7 @@ void listener_stop(void)
     if (backoff_timer)
         event_free(backoff_timer);
     backoff_timer = NULL;
+    if (guard_timer)
+        event_free(guard_timer);
+    guard_timer = NULL;
 }

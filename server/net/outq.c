@@ -5,19 +5,24 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <openssl/crypto.h>
+#include "budget.h"
 #include "listing.h"
 #include "outq.h"
 
 #define OUTQ_IOV 16             /* segments one writev sends at most */
 
-void outq_init(struct outq *q)
+void outq_init(struct outq *q, struct conn *owner)
 {
     q->head = q->tail = NULL;
     q->bytes = 0;
+    q->owner = owner;
 }
 
-static void seg_free(struct outq_seg *g)
+/* A segment holds all of its memory (a copy, or a whole listing) until it
+ * is freed: that is what it is charged, once made and until then. */
+static void seg_free(struct outq *q, struct outq_seg *g)
 {
+    budget_release(q->owner, g->len);
     if (g->listing)
         listing_put(g->listing);
     else
@@ -30,9 +35,10 @@ void outq_clear(struct outq *q)
     while (q->head) {
         struct outq_seg *g = q->head;
         q->head = g->next;
-        seg_free(g);
+        seg_free(q, g);
     }
-    outq_init(q);
+    q->head = q->tail = NULL;
+    q->bytes = 0;
 }
 
 static void append(struct outq *q, struct outq_seg *g)
@@ -44,6 +50,7 @@ static void append(struct outq *q, struct outq_seg *g)
         q->head = g;
     q->tail = g;
     q->bytes += g->len - g->off;
+    budget_charge(q->owner, g->len);
 }
 
 int outq_push_bytes(struct outq *q, const void *data, size_t len)
@@ -108,7 +115,7 @@ ssize_t outq_send(struct outq *q, int fd)
         q->head = g->next;
         if (!q->head)
             q->tail = NULL;
-        seg_free(g);
+        seg_free(q, g);
     }
     return sent;
 }

@@ -3,7 +3,9 @@
  * sent with writev(2) as far as the socket takes it. Used only when a send
  * did not complete at once, so steady traffic never touches it.
  *
- * Owned by one connection, used by its worker thread only: no lock.
+ * Owned by one connection, used by its worker thread only: no lock. What
+ * it holds is charged to the connection's share of the reply budget
+ * (budget.h) while it holds it.
  */
 #ifndef SSN_OUTQ_H
 #define SSN_OUTQ_H
@@ -12,6 +14,7 @@
 #include <sys/types.h>
 
 struct listing;
+struct conn;
 
 struct outq_seg {
     struct outq_seg *next;
@@ -23,9 +26,12 @@ struct outq_seg {
 struct outq {
     struct outq_seg *head, *tail;
     size_t bytes;               /* left to send, over every segment */
+    struct conn *owner;         /* charged for bytes (budget.h); NULL:
+                                   nobody */
 };
 
-void outq_init(struct outq *q);
+/* An empty queue whose bytes are charged to owner. */
+void outq_init(struct outq *q, struct conn *owner);
 
 /* Drops everything (and the listing references). */
 void outq_clear(struct outq *q);

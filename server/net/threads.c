@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include "budget.h"
 #include "fdio.h"
 #include "journal/journal.h"
 #include "log.h"
@@ -42,6 +43,34 @@ int threads_init(void)
     return -rc;
 }
 
+/* Writes all of data, blocking. A large buffer (a PRINT listing, a long
+ * run of replies) is held for the client from the first byte sent until
+ * the socket has taken the last: it is charged to the reply budget
+ * (budget.h) for that long, so that many threads each sending one cannot
+ * add up unseen. A small one is tried without blocking first, and charged
+ * only when the socket does not take it at once: steady traffic never
+ * touches the budget's counters. */
+static int write_charged(struct conn *c, const void *data, size_t len)
+{
+    ssize_t n = 0;
+
+    if (len < BUDGET_CHARGE_AT) {
+        n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n == (ssize_t)len)
+            return 0;
+        if (n < 0 && errno == ENOTSOCK) /* --stdin: nobody to charge */
+            return fd_write_all(c->fd, data, len);
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+            errno != EINTR)
+            return -errno;
+        n = n > 0 ? n : 0;
+    }
+    budget_charge(c, len);
+    int rc = fd_write_all(c->fd, (const char *)data + n, len - (size_t)n);
+    budget_release(c, len);
+    return rc;
+}
+
 /* The one way out of a thread's session: a reply that acknowledges a
  * journal record waits here until the record is durable (group commit:
  * journal_wait leads a round itself when none is under way), then is
@@ -56,7 +85,7 @@ static int conn_send(void *arg, const void *data, size_t len,
         if (rc)
             return rc;          /* never durable: the reply must not go */
     }
-    return fd_write_all(c->fd, data, len);
+    return write_charged(c, data, len);
 }
 
 /* fine's streamed PRINT: written at once, the store lock held. */
@@ -67,10 +96,21 @@ static int conn_send_locked(void *arg, const void *data, size_t len)
     return fd_write_all(c->fd, data, len);
 }
 
+/* AUTH succeeded: the connection counts as authenticated, and the
+ * session begins (coarse's lock, serial's turn), blocking. */
+static int conn_admit(void *arg)
+{
+    struct conn *c = arg;
+
+    conns_authed(c);
+    return session_begin(c->session);
+}
+
 struct session *threads_session_new(struct conn *c, int quiet)
 {
     const struct session_io io = {
-        .send = conn_send, .send_locked = conn_send_locked, .arg = c,
+        .send = conn_send, .send_locked = conn_send_locked,
+        .admit = conn_admit, .arg = c,
     };
 
     c->session = session_new(&srv.store, &io, quiet);

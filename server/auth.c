@@ -1,0 +1,124 @@
+/* auth.c -- AUTH (commands.h): the password check, what a wrong guess
+ * costs, and the session's admission once the password is right.
+ *
+ * A wrong guess is answered only after a delay that doubles with each
+ * failure on the connection (AUTH_DELAY_FIRST_MS, capped at
+ * AUTH_DELAY_MAX_MS), and after AUTH_MAX_FAILURES the connection is
+ * closed: one connection tries at most that many passwords, slowly. A
+ * thread-per-connection session sleeps (no lock held: AUTH ends any
+ * batch first, and coarse's session lock is not taken before AUTH); an
+ * event worker never sleeps: the request waits (session_waiting) and the
+ * driver runs it on when the delay is over. The comparison is of SHA-256
+ * digests with CRYPTO_memcmp, so its time says nothing about the guess.
+ *
+ * With a password, a session begins (the policy's admission: coarse's
+ * session-long lock, serial's turn) only when AUTH succeeds, so a client
+ * that never authenticates holds nobody up.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <openssl/crypto.h>
+#include "commands.h"
+#include "lockmode.h"
+#include "log.h"
+#include "log_source.h"
+#include "reply.h"
+#include "server.h"
+#include "session.h"
+#include "timeutil.h"
+
+/* The delay before the answer to failure number n (1, 2, ...). */
+static uint64_t delay_ns(int n)
+{
+    uint64_t d = (uint64_t)AUTH_DELAY_FIRST_MS * TIME_NS_PER_MS;
+
+    while (--n > 0 && d < (uint64_t)AUTH_DELAY_MAX_MS * TIME_NS_PER_MS)
+        d *= 2;
+    return d < (uint64_t)AUTH_DELAY_MAX_MS * TIME_NS_PER_MS
+           ? d : (uint64_t)AUTH_DELAY_MAX_MS * TIME_NS_PER_MS;
+}
+
+/* A wrong guess's answer, once its delay is over. */
+static void refuse(struct session *s)
+{
+    if (s->auth_failures < AUTH_MAX_FAILURES) {
+        reply_puts(s, "Error: invalid password\n");
+        return;
+    }
+    reply_printf(s, "Error: invalid password (%d wrong; closing the "
+                 "connection)\n", s->auth_failures);
+    atomic_fetch_add(&srv.auth_closed, 1);
+    s->ending = 1;
+}
+
+/* The password was right: the session is admitted (it begins), and the
+ * answer is OK once it has. */
+static int admitted(struct session *s)
+{
+    s->authed = 1;
+    int rc = session_admit(s);
+
+    if (rc == -EAGAIN) {
+        s->wait_kind = SESSION_WAITS_ADMISSION;
+        return CMD_WAITS;
+    }
+    if (rc) {
+        reply_printf(s, "Error: the session could not begin: %s\n",
+                     strerror(-rc));
+        s->ending = 1;
+        return 0;
+    }
+    reply_puts(s, PROTO_OK_LINE);
+    return 0;
+}
+
+static int failed(struct session *s)
+{
+    uint64_t until = time_now_ns() + delay_ns(++s->auth_failures);
+
+    atomic_fetch_add(&srv.auth_failures, 1);
+    log_source(LOG_LEVEL_WARN, s->peer, "authentication failed from %s",
+               s->peer);
+    if (s->io.never_waits) {
+        s->wait_kind = SESSION_WAITS_TIMER;
+        s->wait_until = until;
+        return CMD_WAITS;
+    }
+    STORE_ASSERT_NOT_HELD(s->store);    /* no sleep under a store op */
+    reply_send_now(s);                  /* earlier replies are not held */
+    struct timespec ts = { .tv_sec = (time_t)(until / TIME_NS_PER_SEC),
+                           .tv_nsec = (long)(until % TIME_NS_PER_SEC) };
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+           EINTR)
+        ;
+    refuse(s);
+    return 0;
+}
+
+int cmd_auth(struct session *s, const char *secret, size_t len)
+{
+    char hex[DIGEST_HEX_LEN + 1];
+    int right;
+
+    if (!srv.auth_required) {
+        reply_puts(s, "Error: no password is set\n");
+        return 0;
+    }
+    right = digest_hex(s->digest, secret, len, hex) == 0 &&
+            CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0;
+    OPENSSL_cleanse(hex, sizeof(hex));
+    return right ? admitted(s) : failed(s);
+}
+
+int cmd_auth_resume(struct session *s)
+{
+    if (s->wait_kind == SESSION_WAITS_TIMER) {
+        if (time_now_ns() < s->wait_until)
+            return CMD_WAITS;
+        refuse(s);
+    } else {
+        reply_puts(s, PROTO_OK_LINE);                    /* admitted: the driver began it */
+    }
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* log_source.c -- client-caused log lines, at most one a second per source
+ * (log_source.h). source_lock protects the slots and this second's total;
+ * it is held for a hash and a compare, never for the line's formatting or
+ * the log itself. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include "log.h"
+#include "log_source.h"
+#include "timeutil.h"
+
+#define SOURCE_KEY 48           /* an IPv6 address in brackets, with NUL */
+
+struct source_slot {
+    char key[SOURCE_KEY];
+    uint64_t second;            /* the last second it had a line */
+    long held_back;             /* its lines suppressed since then */
+};
+
+atomic_long log_source_suppressed;
+
+static pthread_mutex_t source_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct source_slot slots[LOG_SOURCE_SLOTS];  /* by source_lock */
+static uint64_t this_second;                        /* by source_lock */
+static long lines_this_second;                      /* by source_lock */
+
+/* The address without its port: "10.0.0.1:4242" -> "10.0.0.1". */
+static void source_key(const char *peer, char *key)
+{
+    const char *colon = strrchr(peer, ':');
+    size_t n = colon ? (size_t)(colon - peer) : strlen(peer);
+
+    if (n >= SOURCE_KEY)
+        n = SOURCE_KEY - 1;
+    memcpy(key, peer, n);
+    key[n] = '\0';
+}
+
+static uint32_t hash_key(const char *key)
+{
+    uint32_t h = 2166136261u;                   /* FNV-1a */
+
+    for (; *key; key++)
+        h = (h ^ (unsigned char)*key) * 16777619u;
+    return h;
+}
+
+/* May this source log now? 1 with *was_held its count of lines held back
+ * (reset); 0 when held back (counted). Another source hashing to the same
+ * slot takes it over: at worst one extra line a second, never fewer. */
+static int may_log(const char *key, long *was_held)
+{
+    uint64_t now = time_now_ns() / TIME_NS_PER_SEC;
+    struct source_slot *sl = &slots[hash_key(key) % LOG_SOURCE_SLOTS];
+    int ok;
+
+    pthread_mutex_lock(&source_lock);
+    if (now != this_second) {
+        this_second = now;
+        lines_this_second = 0;
+    }
+    if (strcmp(sl->key, key) != 0) {
+        snprintf(sl->key, sizeof(sl->key), "%s", key);
+        sl->second = 0;
+        sl->held_back = 0;
+    }
+    ok = sl->second != now && lines_this_second < LOG_SOURCE_PER_SEC;
+    if (ok) {
+        sl->second = now;
+        lines_this_second++;
+        *was_held = sl->held_back;
+        sl->held_back = 0;
+    } else {
+        sl->held_back++;
+    }
+    pthread_mutex_unlock(&source_lock);
+    if (!ok)
+        atomic_fetch_add(&log_source_suppressed, 1);
+    return ok;
+}
+
+void log_source(int level, const char *peer, const char *fmt, ...)
+{
+    char key[SOURCE_KEY], line[400];
+    long held = 0;
+    va_list ap;
+
+    source_key(peer, key);
+    if (!may_log(key, &held))
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    if (held)
+        log_msg(level, "%s (and %ld such lines from %s held back)", line,
+                held, key);
+    else
+        log_msg(level, "%s", line);
+}

@@ -1,0 +1,258 @@
+#!/bin/bash
+# test-server-guard.sh -- no client, authenticated or not, exhausts the
+# server (docs/LIMITS.md), each attack scaled to seconds, in both I/O
+# models:
+#   1. memory: clients that pipeline "ADD someone new" then PRINT and never
+#      read keep peak RSS within base + budget + listings in flight +
+#      connections, and the ones holding the most are dropped
+#      (--max-output-total; without it the same attack passes the bound);
+#   2. guessing: pipelined wrong AUTHs on one connection are answered
+#      slowly (250, 500, 1000 ms) and the connection is closed after 3,
+#      while an event worker's other client is answered at once;
+#   3. the log: wrong AUTHs from many connections of one address write
+#      about one line a second, the rest counted (log_lines_suppressed);
+#   4. unauthenticated connections: with 1,024 of them open, a client with
+#      the password is admitted (the oldest are dropped, --max-unauth);
+#      coarse and serial serve others while one idles before AUTH; the
+#      idle ones are closed after --login-grace.
+# The half-open peer freed by --tcp-keepalive is test-server-keepalive.sh
+# (a network namespace). Every server runs on 127.0.0.1 port 0 and is
+# stopped by PID (tests/lib/server.sh).
+source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/limits.sh"
+
+SSN=123-45-6789
+PW=guard-Pw.9
+umask 077                       # the server refuses a readable password file
+PWFILE=$TEST_TMP/password
+printf '%s\n' "$PW" >"$PWFILE"
+
+hwm_kb() {
+    awk '/^VmHWM:/ { print $2 }' "/proc/$1/status"
+}
+
+# authed PORT: a connection in CONN that has authenticated (0), or 1.
+authed() {
+    open_conn "$1" 2>/dev/null || return 1
+    send_line "$CONN" "AUTH $PW"
+    read_line "$CONN" 5 && [[ $LINE == OK ]]
+}
+
+# ---- 1. the reply budget -------------------------------------------------
+
+# attack PORT N K: N connections each pipeline K times "ADD someone new,
+# PRINT" and never read; their descriptors in ATTACK.
+attack() {
+    local i k fd req
+    ATTACK=()
+    for ((i = 0; i < $2; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || break
+        ATTACK+=("$fd")
+        req=""
+        for ((k = 0; k < $3; k++)); do
+            req+="ADD n$i-$k N$i-$k 30 $SSN"$'\n'"PRINT"$'\n'
+        done
+        printf '%s' "$req" >&"$fd"
+    done
+}
+
+# case_budget IO BUDGET: n people preloaded (listing L), 40 attackers.
+# Peak RSS above the base (the store and one listing) stays within the
+# budget, four listings in flight (one being built, its smaller copy, the
+# cache's previous one, one a writer holds before it is charged) and
+# 192 KiB per connection (a thread's stack and its session's buffers).
+# BUDGET 0 is the control: the same attack without the budget, which must
+# pass the bound (else this test could not fail).
+case_budget() {
+    local io=$1 budget=$2 n=40000 nconn=40 L base bound peak fd
+    start_server buffered --io "$io" --max-output-total "$budget" \
+        --write-timeout 20 || return
+    check "budget $io $budget: preload $n people" preload "$SRV_PORT" 0 "$n" 30
+    L=$(print_of "$n" | wc -c)
+    converse_str "$SRV_PORT" 'PRINT\nQUIT\n' "$TEST_TMP/one.out" 10
+    base=$(hwm_kb "$SRV_PID")
+    bound=$(( base + ${budget%m} * 1024 + 4 * L / 1024 + nconn * 192 ))
+    attack "$SRV_PORT" "$nconn" 8
+    sleep 3
+    peak=$(hwm_kb "$SRV_PID")
+    stats_new "$SRV_PORT" clients_reply_budget
+    local dropped=$STAT
+    if [[ $budget == 0 ]]; then
+        check "budget $io, none: the attack passes the bound (peak $peak kB > $bound kB)" \
+            test "$peak" -gt "$bound"
+    else
+        check "budget $io $budget: peak RSS $peak kB within $bound kB (base $base kB, listing $((L / 1024)) kB)" \
+            test "$peak" -le "$bound"
+        check "budget $io $budget: the largest holders were dropped (clients_reply_budget $dropped)" \
+            test "${dropped:-0}" -gt 0
+        converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$TEST_TMP/count.out" 5
+        check "budget $io $budget: another client is served (COUNT $(head -n 1 "$TEST_TMP/count.out"))" \
+            test "$(head -n 1 "$TEST_TMP/count.out")" -gt "$n"
+        log_wait "$SRV_ERR" "more replies than --max-output-total" 2
+        check "budget $io $budget: the log says why" test $? -eq 0
+    fi
+    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
+    stop_server "$SRV_PID"
+    expect_eq "budget $io $budget: exit 0" "$STOP_RC" 0
+}
+
+# ---- 2. guessing ---------------------------------------------------------
+
+case_guesses() {
+    local io=$1 fd t0 ms lines ok_fd
+    start_server buffered --io "$io" --workers 1 --password-file "$PWFILE" ||
+        return
+    authed "$SRV_PORT" || { not_ok "guesses $io: AUTH with the password"; return; }
+    ok_fd=$CONN
+    open_conn "$SRV_PORT"; fd=$CONN
+    mark t0
+    for ((i = 0; i < 1000; i++)); do printf 'AUTH guess%d\n' "$i"; done >&"$fd"
+    # While the guesser waits for its answer, another client of the same
+    # (only) worker is answered at once: the delay never blocks a worker.
+    send_line "$ok_fd" COUNT
+    read_line "$ok_fd" 2; ms_since "$t0"
+    expect_eq "guesses $io: another client's COUNT meanwhile" "$LINE" 0
+    check "guesses $io: ... answered within 200 ms of the guesses (${MS} ms)" \
+        test "$MS" -le 200
+    timeout 10 cat <&"$fd" >"$TEST_TMP/guess.out"
+    ms_since "$t0"; ms=$MS
+    lines=$(grep -c '^Error: invalid password' "$TEST_TMP/guess.out")
+    expect_eq "guesses $io: 1000 pipelined guesses get 3 answers, then the close" \
+        "$lines" 3
+    expect_match "guesses $io: the third says the connection closes" \
+        "$(tail -n 1 "$TEST_TMP/guess.out")" 'closing the connection'
+    check "guesses $io: 3 guesses took at least 1750 ms (${ms} ms): under 2 a second" \
+        test "$ms" -ge 1750
+    close_conn "$fd"
+    stats_fd "$ok_fd" auth_failures
+    expect_eq "guesses $io: STATS auth_failures" "$STAT" 3
+    stats_fd "$ok_fd" auth_closed
+    expect_eq "guesses $io: STATS auth_closed" "$STAT" 1
+    # The right password still works on a new connection.
+    authed "$SRV_PORT"
+    check "guesses $io: the password still works" test "$LINE" = OK
+    close_conn "$CONN"
+    close_conn "$ok_fd"
+    stop_server "$SRV_PID"
+}
+
+# ---- 3. the log ------------------------------------------------------------
+
+case_log_flood() {
+    local fds=() fd i lines t0
+    start_server buffered --password-file "$PWFILE" || return
+    mark t0
+    for ((i = 0; i < 30; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" 2>/dev/null || break
+        fds+=("$fd")
+        printf 'AUTH a\nAUTH b\nAUTH c\n' >&"$fd"
+    done
+    for fd in "${fds[@]}"; do timeout 5 cat <&"$fd" >/dev/null; done
+    ms_since "$t0"
+    sleep 0.4                           # the log writer's period
+    lines=$(grep -c 'authentication failed' "$SRV_ERR")
+    # 90 failures over about 2 s from one address: a line a second, +1 for
+    # a second boundary crossed.
+    check "log: 90 wrong AUTHs from one address in ${MS} ms wrote $lines lines (<= $(( MS / 1000 + 2 )))" \
+        test "$lines" -le $(( MS / 1000 + 2 ))
+    authed "$SRV_PORT"
+    stats_fd "$CONN" log_lines_suppressed
+    check "log: the rest are counted (log_lines_suppressed $STAT)" \
+        test "${STAT:-0}" -ge $(( 90 - lines ))
+    expect_match "log: a later line says how many were held back" \
+        "$(cat "$SRV_ERR")" 'such lines from 127.0.0.1 held back'
+    close_conn "$CONN"
+    for fd in "${fds[@]}"; do close_conn "$fd"; done
+    stop_server "$SRV_PID"
+}
+
+# ---- 4. unauthenticated connections ----------------------------------------
+
+case_unauth_cap() {
+    local io=$1 n=1024 fds=() fd i low
+    if (( $(ulimit -n) < n + 100 )) && ! ulimit -n $((n + 100)) 2>/dev/null; then
+        not_ok "unauth $io: raise the open-file limit to $((n + 100))"
+        return
+    fi
+    start_server coarse --io "$io" --password-file "$PWFILE" || return
+    # Bash's read -t needs a descriptor below 1024 (select): one is kept
+    # aside for the client with the password.
+    exec {low}</dev/null
+    for ((i = 0; i < n; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" 2>/dev/null || break
+        fds+=("$fd")
+    done
+    expect_eq "unauth $io: $n connections that never authenticate" \
+        "${#fds[@]}" "$n"
+    eval "exec $low<>/dev/tcp/127.0.0.1/$SRV_PORT"
+    CONN=$low
+    send_line "$CONN" "AUTH $PW"
+    read_line "$CONN" 5
+    check "unauth $io: a client with the password is admitted (AUTH: $LINE)" \
+        test "$LINE" = OK
+    send_line "$CONN" COUNT
+    read_line "$CONN" 5
+    expect_eq "unauth $io: ... and served (coarse: its session lock after AUTH)" \
+        "$LINE" 0
+    stats_fd "$CONN" connections_unauth
+    check "unauth $io: at most --max-unauth (256) wait (connections_unauth $STAT)" \
+        test "${STAT:-999}" -le 256
+    stats_fd "$CONN" clients_unauth_dropped
+    check "unauth $io: the oldest were dropped (clients_unauth_dropped $STAT)" \
+        test "${STAT:-0}" -ge $(( n - 256 ))
+    close_conn "$CONN"
+    for fd in "${fds[@]}"; do close_conn "$fd"; done
+    stop_server "$SRV_PID"
+}
+
+# serial and coarse: one connection idles before AUTH; others are served.
+case_admission() {
+    local mode=$1 io=$2 idle
+    start_server "$mode" --io "$io" --password-file "$PWFILE" || return
+    open_conn "$SRV_PORT"; idle=$CONN
+    send_line "$idle" HELP
+    read_line "$idle" 2
+    authed "$SRV_PORT"
+    check "admission $mode $io: served while another idles before AUTH" \
+        test "$LINE" = OK
+    close_conn "$CONN"
+    close_conn "$idle"
+    stop_server "$SRV_PID"
+}
+
+case_grace() {
+    local io=$1 idle t0
+    start_server buffered --io "$io" --password-file "$PWFILE" \
+        --login-grace 1 || return
+    authed "$SRV_PORT"
+    local good=$CONN
+    open_conn "$SRV_PORT"; idle=$CONN
+    mark t0
+    wait_eof "$idle" 5
+    check "grace $io: a connection that does not authenticate is closed" \
+        test $? -eq 0
+    ms_since "$t0"
+    check "grace $io: ... after 1 to 3 s (${MS} ms)" \
+        test "$MS" -ge 900 -a "$MS" -le 3000
+    stats_fd "$good" clients_login_timeout
+    expect_eq "grace $io: STATS clients_login_timeout" "$STAT" 1
+    send_line "$good" COUNT
+    read_line "$good" 2
+    expect_eq "grace $io: the authenticated one stays" "$LINE" 0
+    close_conn "$good"
+    close_conn "$idle"
+    stop_server "$SRV_PID"
+}
+
+# ---- main --------------------------------------------------------------------
+
+for io in threads events; do
+    case_budget "$io" 8m
+    case_guesses "$io"
+    case_unauth_cap "$io"
+    for m in serial coarse; do case_admission "$m" "$io"; done
+    case_grace "$io"
+done
+case_budget threads 0
+case_log_flood
+finish
