@@ -3,6 +3,7 @@
 #
 #   make            servers into bin/ (plus clients and tools)
 #   make check      unit tests (check) and integration tests over real TCP
+#   make check-docs the docs' runnable blocks (docs/README.md)
 #   make demo       the classroom demo: every mode under kill_it, one table
 #   make tsan/asan  sanitizer builds into bin/tsan/ and bin/asan/
 #   build/seams/    the servers with the journal's test seams, for the
@@ -34,7 +35,7 @@ LDFLAGS_ALL = -pthread $(SAN) $(LDFLAGS)
 DEPS_STAMP := $(BUILD)/.deps-ok
 
 .PHONY: all servers seams-servers check check-extra check-headers \
-        demo tsan asan \
+        check-docs check-docs-long demo tsan asan \
         race-lab clean install-deps
 .DEFAULT_GOAL := all
 
@@ -144,6 +145,15 @@ check: all check-headers
 # after make check.
 check-extra: all
 	@tests/run-all - $(EXTRA_SCRIPTS)
+
+# The docs' runnable blocks run, and docs/ARCHITECTURE.md names every
+# source file of server/ (tools/check-docs; the conventions are in
+# docs/README.md). make check runs the same through tests/test-docs.sh;
+# check-docs-long adds the blocks marked `sh run-long` (minutes).
+check-docs: all
+	@tools/check-docs
+check-docs-long: all
+	@tools/check-docs --long
 
 # Every header compiles on its own: it includes what it uses.
 HEADERS = $(wildcard common/*.h server/*.h server/net/*.h server/journal/*.h \

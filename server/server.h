@@ -4,8 +4,9 @@
  *
  * Locking: the store guards itself as its policy says (store.h,
  * lockmode.h); the counters are atomics; the connection registry is
- * protected by conns_lock. Lock order: conns_lock is never held while the
- * store lock is taken, nor the other way round.
+ * protected by conns_lock, a leaf. Every lock of the server, what it
+ * guards and the order they are taken in: the one lock table,
+ * docs/ARCHITECTURE.md ("Locks").
  */
 #ifndef SSN_SERVER_H
 #define SSN_SERVER_H

@@ -17,11 +17,11 @@
 /* handoff is held for a few dozen instructions, by every store_lock and
  * store_unlock: with a thread per connection, two CPUs meet on it all the
  * time. A plain mutex sleeps in the kernel when it finds it taken; glibc's
- * adaptive one spins a little first, which is all it ever needs. With
- * ssn-bench -c 50 -P 16 against --io threads buffered (2026-11-22,
- * 18:08-18:12 UTC, the 2-core AMD EPYC machine, 3 s runs): ADD from
- * 456k-492k to 628k-642k req/s, the mix's futex calls per request from
- * 0.14-0.19 to 0.09; 1 in flight and --io events unchanged. */
+ * adaptive one spins a little first, which is all it ever needs. Under
+ * many pipelining connections (--io threads) that spin turns most futex
+ * sleeps into short waits and raises ADD's requests per second; with one
+ * request in flight, or --io events, it changes nothing measurable
+ * (docs/PERFORMANCE.md has the figures). */
 static int handoff_init(pthread_mutex_t *m)
 {
     pthread_mutexattr_t a;
@@ -180,18 +180,17 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
 }
 
 /* How long store_lock spins before it queues: STORE_SPIN_PAUSES pause
- * instructions, each followed by a look at held, so at most about 20 us
- * on this project's test machine (a 2-core AMD EPYC VM, where a pause took
- * 18.8 to 18.9 ns: 10^6 of them timed three times, 2026-11-22 15:04 UTC).
+ * instructions, each followed by a look at held: about 20 us where a
+ * pause takes about 19 ns.
  * Queueing costs the waiter a futex wait and a context switch, the
  * releaser a futex wake, and, worse, it keeps held at 1 through the
  * hand-over until the woken thread runs, so the next asker finds it held
  * too and queues (a convoy). The bound is set by the holds it waits for: a
- * batch of up to --batch requests is held 12-20 us on average with the
- * event driver (p99 about 50 us). A 4 us spin (200 pauses) caught too few
- * releases to change anything measurable; this one took ssn-bench -P 16
- * against --io events from 0.44-0.46 to 0.57-0.59 M req/s, and its CPU per
- * request down 16-21% (docs/PERFORMANCE.md).
+ * batch of up to --batch requests is held for tens of microseconds with
+ * the event driver. A spin of a fifth of this caught too few releases to
+ * change anything measurable; this one raises --io events' pipelined
+ * requests per second and lowers their CPU per request
+ * (docs/PERFORMANCE.md).
  * A spin that outlasts the hold, or that waits behind a queue, only burns
  * a CPU the holder or a client could use: hence the bound, and the stop
  * as soon as anyone queues. */
@@ -241,16 +240,15 @@ static uint64_t oldest_waiter(const struct store *st)
  * (130 ms) spends a budget alone: a FIND waits for one DIGEST, as with
  * the FIFO lock (docs/LIMITS.md). Threads that ask again at once keep the
  * lock without a context switch for the rest of it.
- * Why a total and 100 us: ssn-bench -c 50 -P 16 (FIND, 10^5 people)
- * against --io threads buffered, 3 s runs on the 2-core AMD EPYC machine
- * (2026-11-22, 17:36-17:40 UTC). A bound per thread (each other thread
- * takes it at most K times while one waits) made every thread queue in
- * turn, a context switch per request at K = 2: 109k-110k req/s, and at K
- * = 32 and 64 0.42-0.49 M. This budget: 0.55-0.64 M, as many as no bound
- * at all (0.56-0.71 M); 1 ms made no more (0.57-0.70 M). A budget of
- * waiting time instead (1 ms) convoyed: on 2 CPUs with 50 threads a woken
- * thread often waits that long to run, so every waiter soon looked
- * starved (27.8k-49.5k req/s at 1 in flight). handoff held. */
+ * Why a total and 100 us (measured with ssn-bench -c 50 -P 16, FIND,
+ * against --io threads buffered on two CPUs): a bound per thread (each
+ * other thread takes the lock at most K times while one waits) made every
+ * thread queue in turn, a context switch per request, and ran at a fifth
+ * to four fifths of no bound at all; this budget runs as fast as no
+ * bound, and a larger one gains nothing. A budget of waiting time instead
+ * convoyed: on 2 CPUs with 50 threads a woken thread often waits longer
+ * than any such budget to run, so every waiter soon looked starved.
+ * handoff held. */
 static int may_pass(const struct store *st)
 {
     uint64_t oldest = oldest_waiter(st);

@@ -4,17 +4,20 @@
  * in-memory buffer by store_apply_locked, under the store lock and in the
  * order the tree changes. A session that produced records waits, before
  * its replies leave, until its last record is durable: written (everysec,
- * no) or synced (always). The first to wait with no round under way leads
- * one: swaps that buffer for the empty one, writes it outside every lock,
- * and (--fsync always) fdatasyncs it; the others sleep until it ends. One
- * write and one sync thus cover every session waiting: group commit. A
- * flusher thread reserves disk space ahead, runs everysec's sync, and
- * writes what no session has led for 100 ms.
+ * no) or synced (always). A thread-driver session that waits with no round
+ * under way leads one: swaps that buffer for the empty one, writes it
+ * outside every lock, and (--fsync always) fdatasyncs it; the others sleep
+ * until it ends. One write and one sync thus cover every session waiting:
+ * group commit. An event worker never waits: it asks the flusher thread
+ * for the round (journal_commit) and is woken when it ends. The flusher
+ * also reserves disk space ahead, runs everysec's sync, and writes what no
+ * one has led a round for within 100 ms.
  *
  * Locking: j->lock guards the buffers, the sequence numbers, the space
- * reservation, the error state and the figures. It is a leaf taken inside
- * the store lock (store lock -> journal lock, docs/ARCHITECTURE.md); no
- * I/O is done while holding it, and nothing else is taken under it.
+ * reservation, the error state, the figures, the event loops' waiters and
+ * the compaction's state; no I/O is done while holding it. Where it sits
+ * in the lock order, and what may be taken under it: the one lock table,
+ * docs/ARCHITECTURE.md ("Locks").
  * A session waiting for durability sleeps on a condition of its own (with
  * j->lock), signalled at the end of the round that made its record
  * durable (JOURNAL_WAKE_SIGNAL, the default); with JOURNAL_WAKE_BROADCAST
