@@ -5,7 +5,8 @@
 # build of the servers (make tsan): any report on a server's stderr, a data
 # race or a lock-order inversion among the store lock, the journal's lock
 # and the workers' event bases, fails it (tests/lib/common.sh, finish).
-# The clients are the plain build's.
+# Then test-server-guard.sh's attacks (SANITIZED=1: no RSS bounds). The
+# clients are the plain build's.
 set -u
 cd "$(dirname "$0")/.."
 make -s tsan >/dev/null || { echo "not ok - make tsan"; echo "0 passed, 1 failed"; exit 1; }
@@ -17,4 +18,9 @@ done
 for f in bin/tsan/*; do
     ln -sf "$PWD/$f" "$dir/"
 done
-SEAMS_BIN=build/tsan/seams BIN=$dir exec bash tests/test-journal-events.sh
+SEAMS_BIN=build/tsan/seams BIN=$dir bash tests/test-journal-events.sh
+rc=$?
+# The guards against exhaustion (drops from other threads, AUTH's delay,
+# admission after AUTH), under the same eyes.
+SANITIZED=1 BIN=$dir bash tests/test-server-guard.sh || rc=1
+exit $rc
