@@ -27,83 +27,6 @@
 #include "trace.h"
 #include "store.h"
 
-struct session *session_new(struct store *st, const struct session_io *io,
-                            int quiet)
-{
-    struct session *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
-    s->store = st;
-    s->io = *io;
-    s->quiet = quiet;
-    s->authed = !srv.auth_required;
-    snprintf(s->peer, sizeof(s->peer), "stdin");
-    telnet_init(&s->tn);
-    lr_init(&s->in, PROTO_MAX_LINE);
-    if (ob_init(&s->out, SESSION_OUT_INITIAL))
-        goto err;
-    s->digest = digest_new();
-    if (!s->digest)
-        goto err;
-    return s;
-err:
-    ob_destroy(&s->out);
-    free(s);
-    return NULL;
-}
-
-void session_free(struct session *s)
-{
-    if (!s)
-        return;
-    digest_free(s->digest);
-    /* Requests and replies held SSNs and passwords: wipe before freeing. */
-    OPENSSL_cleanse(s->in.buf, sizeof(s->in.buf));
-    if (s->out.buf)
-        OPENSSL_cleanse(s->out.buf, s->out.cap);
-    ob_destroy(&s->out);
-    OPENSSL_cleanse(&s->req, sizeof(s->req));
-    free(s);
-}
-
-int session_begin(struct session *s)
-{
-    if (!s->authed)
-        return 0;                       /* admitted after AUTH */
-    int rc = s->store->policy->session_begin(s->store);
-    s->begun = rc == 0;
-    return rc;
-}
-
-void session_end(struct session *s)
-{
-    if (s->begun)
-        s->store->policy->session_end(s->store);
-    s->begun = 0;
-}
-
-int session_begin_nowait(struct session *s, struct store_waiter *w)
-{
-    if (!s->authed)
-        return 0;                       /* admitted after AUTH */
-    int rc = s->store->policy->session_begin_nowait(s->store, w);
-    s->begun = rc == 0;
-    return rc;
-}
-
-void session_begin_adopt(struct session *s, struct store_waiter *w)
-{
-    store_lock_adopt(s->store, w);
-    s->begun = 1;
-}
-
-int session_admit(struct session *s)
-{
-    if (s->begun)
-        return 0;                       /* AUTH again, already admitted */
-    return s->io.admit ? s->io.admit(s->io.arg) : session_begin(s);
-}
-
 /* ---- replies ----------------------------------------------------------- */
 
 void reply_begin(struct session *s)
@@ -501,19 +424,4 @@ int session_flush(struct session *s)
     if (s->out.cap > SESSION_OUT_SHRINK)
         ob_shrink(&s->out, SESSION_OUT_INITIAL);
     return rc;
-}
-
-void session_set_peer(struct session *s, const char *peer)
-{
-    snprintf(s->peer, sizeof(s->peer), "%s", peer);
-}
-
-void session_set_batch(struct session *s, int n)
-{
-    s->batch_max = n;
-}
-
-void session_set_output_limit(struct session *s, size_t limit)
-{
-    s->out.limit = limit;
 }
