@@ -12,7 +12,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "commands.h"
 #include "journal/journal.h"
 #include "lockmode.h"
@@ -292,14 +291,11 @@ static void cmd_stats_reset(struct session *s)
 
 void cmd_auth(struct session *s, const char *secret, size_t len)
 {
-    char hex[DIGEST_HEX_LEN + 1];
-
     if (!srv.auth_required) {
         reply_puts(s, "Error: no password is set\n");
         return;
     }
-    if (digest_hex(s->digest, secret, len, hex) == 0 &&
-        CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0) {
+    if (server_password_ok(s->digest, secret, len)) {
         s->authed = 1;
         reply_puts(s, PROTO_OK_LINE);
     } else {
@@ -307,7 +303,6 @@ void cmd_auth(struct session *s, const char *secret, size_t len)
         log_msg(LOG_LEVEL_WARN, "authentication failed from %s", s->peer);
         reply_puts(s, "Error: invalid password\n");
     }
-    OPENSSL_cleanse(hex, sizeof(hex));
 }
 
 /* COMPACT: the snapshot under the lock, then the wait for the new journal
@@ -397,6 +392,9 @@ int cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
     case PROTO_COMPACT: return cmd_compact(s);
+    case PROTO_TRACE:
+    case PROTO_TRACE_START:
+    case PROTO_TRACE_STOP: return cmd_trace(s, cmd);
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:

@@ -87,11 +87,16 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
-"      --trace FILE       write a timeline of each thread's waits for and\n"
+"      --trace FILE       record a timeline of each thread's waits for and\n"
 "                         holds of the store lock, reply writes and journal\n"
-"                         rounds to FILE at exit, in the Chrome Trace Event\n"
-"                         format (open it in ui.perfetto.dev); at most %d\n"
-"                         events per thread, the rest counted as dropped\n"
+"                         rounds from start-up, and write it to FILE (0600,\n"
+"                         rewritten, never through a symbolic link) at\n"
+"                         TRACE STOP or exit, in the Chrome Trace Event\n"
+"                         format (open it in ui.perfetto.dev); each thread\n"
+"                         keeps its latest %d events, the older counted as\n"
+"                         dropped. TRACE START records again, into FILE\n"
+"      --trace-file FILE  the same file, but nothing recorded until a\n"
+"                         client sends TRACE START (clients never name it)\n"
 "  -q, --quiet            no OK or Bye replies (errors and data still print)\n"
 "  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
 "      --log-file PATH    append the log to PATH (default standard error)\n"
@@ -164,7 +169,7 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
-    OPT_METRICS, OPT_TRACE,
+    OPT_METRICS, OPT_TRACE, OPT_TRACE_FILE,
 };
 
 static const struct option longopts[] = {
@@ -189,6 +194,7 @@ static const struct option longopts[] = {
     { "metrics-port",  required_argument, NULL, OPT_METRICS },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "trace",         required_argument, NULL, OPT_TRACE },
+    { "trace-file",    required_argument, NULL, OPT_TRACE_FILE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
     { "log-level",     required_argument, NULL, 'l' },
@@ -285,6 +291,7 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         opt->metrics_port = (int)number("--metrics-port", optarg, 0, 65535);
         break;
     case OPT_TRACE: opt->trace = optarg; break;
+    case OPT_TRACE_FILE: opt->trace_file = optarg; break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;
@@ -322,6 +329,12 @@ void options_parse(int argc, char **argv, struct options *opt,
         opt->batch = opt->io_events ? SSN_DEFAULT_BATCH_EVENTS : 1;
     if (opt->journal && policy->journal_refusal) {
         fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
+        exit(2);
+    }
+    if (opt->trace && opt->trace_file) {
+        fprintf(stderr, "%s: --trace and --trace-file: give one (--trace "
+                "records from start-up, --trace-file from TRACE START)\n",
+                prog);
         exit(2);
     }
     if (opt->quiet && !opt->use_stdin) {

@@ -353,8 +353,10 @@ enum session_wait session_waiting(const struct session *s)
 {
     if (!s->waiting)
         return SESSION_RUNS;
-    return s->waiting_cmd == PROTO_COMPACT ? SESSION_WAITS_COMPACT
-                                           : SESSION_WAITS_DRAINED;
+    if (s->waiting_cmd == PROTO_COMPACT)
+        return SESSION_WAITS_COMPACT;
+    return s->waiting_cmd == PROTO_TRACE_STOP ? SESSION_WAITS_TRACE
+                                              : SESSION_WAITS_DRAINED;
 }
 
 /* Telnet's answers go out with the replies, in order. */

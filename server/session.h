@@ -102,6 +102,8 @@ struct session {
                                    (session_waiting) */
     enum proto_cmd waiting_cmd; /* ... and which request it is */
     uint64_t compact_gen;       /* the compaction COMPACT waits for */
+    unsigned trace_window;      /* the trace window TRACE STOP waits for
+                                   the writing of; 0: none */
     uint64_t waited_from;       /* time_now_ns() when the waiting request
                                    was parsed, for its latency */
     /* One store-lock hold for a run of requests (session_set_batch): */
@@ -166,6 +168,10 @@ enum session_wait {
                                    ahead of it once it holds the lock */
     SESSION_WAITS_COMPACT,      /* the compaction s->compact_gen to end
                                    (journal_compact_wait_async) */
+    SESSION_WAITS_TRACE,        /* the trace file of s->trace_window to be
+                                   written (trace_stop_result): rare, an
+                                   operator's, so the driver asks again
+                                   every few milliseconds */
 };
 enum session_wait session_waiting(const struct session *s);
 
