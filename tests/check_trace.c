@@ -23,8 +23,10 @@ static void setup(void)
     unlink(path);
 }
 
+/* trace_close joins the last writer thread, as the server's shutdown. */
 static void teardown(void)
 {
+    trace_close();
     unlink(path);
 }
 
@@ -201,7 +203,6 @@ START_TEST(test_trace_concurrent_windows)
     char *text = slurp(path);
     ck_assert_msg(text[0] == '[' && strstr(text, "\n]\n"), "an array");
     free(text);
-    trace_close();
 }
 END_TEST
 
