@@ -16,7 +16,8 @@ static const struct {
     const char *word;
     enum proto_cmd cmd;
     int nargs;                  /* arguments required */
-    int optional;               /* one more allowed (STATS RESET, TREE N) */
+    int optional;               /* one more allowed (STATS RESET, TREE N,
+                                   TRACE START) */
     const char *usage;
 } commands[] = {
     { "ADD",    PROTO_ADD,    4, 0, "ADD first last age ssn" },
@@ -30,6 +31,7 @@ static const struct {
     { "TREE",   PROTO_TREE,   0, 1, "TREE [DEPTH]" },
     { "AUTH",   PROTO_AUTH,   1, 0, "AUTH password" },
     { "COMPACT", PROTO_COMPACT, 0, 0, "COMPACT" },
+    { "TRACE",  PROTO_TRACE,  0, 1, "TRACE [START|STOP]" },
     { "HELP",   PROTO_HELP,   0, 0, "HELP" },
     { "DONE",   PROTO_QUIT,   0, 0, "DONE" },
     { "QUIT",   PROTO_QUIT,   0, 0, "QUIT" },
@@ -47,6 +49,7 @@ const char proto_help_text[] =
     "TREE [DEPTH]             the tree's top levels as Graphviz DOT\n"
     "AUTH password            authenticate (when the server has a password)\n"
     "COMPACT                  rewrite the journal as the people it holds\n"
+    "TRACE [START|STOP]       lock timeline: state; START records, STOP writes it\n"
     "HELP                     this text\n"
     "DONE or QUIT             close this connection\n"
     "END\n";
@@ -102,18 +105,28 @@ static void copy_token(char *dst, const struct token *t)
     dst[t->len] = '\0';
 }
 
-/* STATS [RESET] and TREE [DEPTH]: arg is the optional argument or NULL. */
+static int word_is(const struct token *t, const char *word)
+{
+    return t->len == strlen(word) && strncasecmp(t->s, word, t->len) == 0;
+}
+
+/* STATS [RESET], TRACE [START|STOP] and TREE [DEPTH]: arg is the optional
+ * argument or NULL. */
 static enum proto_cmd parse_optional(struct proto_req *req, enum proto_cmd cmd,
                                      const struct token *arg,
                                      const char *usage)
 {
     int depth = 0;
 
-    if (cmd == PROTO_STATS) {
+    if (cmd == PROTO_STATS || cmd == PROTO_TRACE) {
         if (!arg)
-            return req->cmd = PROTO_STATS;
-        if (arg->len == 5 && strncasecmp(arg->s, "RESET", 5) == 0)
+            return req->cmd = cmd;
+        if (cmd == PROTO_STATS && word_is(arg, "RESET"))
             return req->cmd = PROTO_STATS_RESET;
+        if (cmd == PROTO_TRACE && word_is(arg, "START"))
+            return req->cmd = PROTO_TRACE_START;
+        if (cmd == PROTO_TRACE && word_is(arg, "STOP"))
+            return req->cmd = PROTO_TRACE_STOP;
         snprintf(req->err, sizeof(req->err), "Error: usage: %s", usage);
         return req->cmd = PROTO_INVALID;
     }

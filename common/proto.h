@@ -41,6 +41,9 @@ enum proto_cmd {
     PROTO_TREE,                 /* req->depth holds the depth */
     PROTO_AUTH,                 /* req->secret holds the password */
     PROTO_COMPACT,              /* rewrite the journal as the live set */
+    PROTO_TRACE,                /* TRACE: the timeline's state */
+    PROTO_TRACE_START,          /* TRACE START */
+    PROTO_TRACE_STOP,           /* TRACE STOP */
     PROTO_HELP,
     PROTO_QUIT,                 /* DONE or QUIT */
 };

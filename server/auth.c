@@ -8,8 +8,9 @@
  * thread-per-connection session sleeps (no lock held: AUTH ends any
  * batch first, and coarse's session lock is not taken before AUTH); an
  * event worker never sleeps: the request waits (session_waiting) and the
- * driver runs it on when the delay is over. The comparison is of SHA-256
- * digests with CRYPTO_memcmp, so its time says nothing about the guess.
+ * driver runs it on when the delay is over. The comparison is
+ * server_password_ok's (SHA-256 digests, CRYPTO_memcmp), so its time says
+ * nothing about the guess.
  *
  * With a password, a session begins (the policy's admission: coarse's
  * session-long lock, serial's turn) only when AUTH succeeds, so a client
@@ -18,7 +19,6 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include <openssl/crypto.h>
 #include "commands.h"
 #include "lockmode.h"
 #include "log.h"
@@ -98,17 +98,12 @@ static int failed(struct session *s)
 
 int cmd_auth(struct session *s, const char *secret, size_t len)
 {
-    char hex[DIGEST_HEX_LEN + 1];
-    int right;
-
     if (!srv.auth_required) {
         reply_puts(s, "Error: no password is set\n");
         return 0;
     }
-    right = digest_hex(s->digest, secret, len, hex) == 0 &&
-            CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0;
-    OPENSSL_cleanse(hex, sizeof(hex));
-    return right ? admitted(s) : failed(s);
+    return server_password_ok(s->digest, secret, len) ? admitted(s)
+                                                        : failed(s);
 }
 
 int cmd_auth_resume(struct session *s)

@@ -12,7 +12,6 @@
 #include <assert.h>
 #include <errno.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "commands.h"
 #include "journal/journal.h"
 #include "lockmode.h"
@@ -377,6 +376,9 @@ int cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
     case PROTO_COMPACT: return cmd_compact(s);
+    case PROTO_TRACE:
+    case PROTO_TRACE_START:
+    case PROTO_TRACE_STOP: return cmd_trace(s, cmd);
     case PROTO_QUIT:   cmd_quit(s);   break;
     case PROTO_BLANK:
     case PROTO_INVALID:

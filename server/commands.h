@@ -37,6 +37,10 @@ void cmd_compact_due(struct session *s);
 int cmd_auth(struct session *s, const char *secret, size_t len);
 int cmd_auth_resume(struct session *s);
 
+/* TRACE, TRACE START and TRACE STOP (trace_cmd.c); 0, or CMD_WAITS while
+ * an event driver's TRACE STOP waits for the file to be written. */
+int cmd_trace(struct session *s, enum proto_cmd cmd);
+
 /* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
 void cmd_tree(struct session *s, int depth);
 

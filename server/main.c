@@ -189,16 +189,23 @@ static int serve_stdin(void)
     return rc < 0 ? 1 : 0;
 }
 
-/* --trace FILE: opened before any thread starts. 0, or 1 after saying
+/* --trace FILE or --trace-file FILE: the file named before any thread
+ * starts; with --trace, the first window begins now. 0, or 1 after saying
  * why. */
-static int trace_start(void)
+static int trace_setup(void)
 {
-    if (!srv.opt.trace)
+    const char *opt = srv.opt.trace ? "--trace" : "--trace-file";
+    const char *file = srv.opt.trace ? srv.opt.trace : srv.opt.trace_file;
+    int rc;
+
+    if (!file)
         return 0;
-    int rc = trace_open(srv.opt.trace);
+    rc = trace_init(file);
+    if (rc == 0 && srv.opt.trace)
+        rc = trace_start();
     if (rc)
-        fprintf(stderr, "ssnserver: --trace: cannot write %s: %s\n",
-                srv.opt.trace, strerror(-rc));
+        fprintf(stderr, "ssnserver: %s: cannot write %s: %s\n", opt, file,
+                strerror(-rc));
     return rc != 0;
 }
 
@@ -457,7 +464,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "ssnserver: libcrypto has no SHA-256\n");
         return 1;
     }
-    if (server_init() || load_password() || trace_start())
+    if (server_init() || load_password() || trace_setup())
         return 1;
     if (srv.auth_required)
         srv.store.policy = lock_policy_with_password(srv.store.policy);

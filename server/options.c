@@ -105,15 +105,21 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         counters, gauges, latency summaries; never a name\n"
 "                         or SSN) on PORT of the --bind address, under the\n"
 "                         same protected mode; 0 picks a free port (default:\n"
-"                         none)\n"
+"                         none). With --password-file a scrape must send the\n"
+"                         password (HTTP Basic, any user, or Bearer)\n"
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
-"      --trace FILE       write a timeline of each thread's waits for and\n"
+"      --trace FILE       record a timeline of each thread's waits for and\n"
 "                         holds of the store lock, reply writes and journal\n"
-"                         rounds to FILE at exit, in the Chrome Trace Event\n"
-"                         format (open it in ui.perfetto.dev); at most %d\n"
-"                         events per thread, the rest counted as dropped\n"
+"                         rounds from start-up, and write it to FILE (0600,\n"
+"                         rewritten, never through a symbolic link) at\n"
+"                         TRACE STOP or exit, in the Chrome Trace Event\n"
+"                         format (open it in ui.perfetto.dev); each thread\n"
+"                         keeps its latest %d events, the older counted as\n"
+"                         dropped. TRACE START records again, into FILE\n"
+"      --trace-file FILE  the same file, but nothing recorded until a\n"
+"                         client sends TRACE START (clients never name it)\n"
 "  -q, --quiet            no OK or Bye replies (errors and data still print)\n"
 "  -l, --log-level LEVEL  error, warn, info or debug (default info)\n"
 "      --log-file PATH    append the log to PATH (default standard error)\n"
@@ -188,8 +194,8 @@ enum {
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
-    OPT_METRICS, OPT_TRACE, OPT_MAXOUT_TOTAL, OPT_GRACE, OPT_MAXUNAUTH,
-    OPT_KEEPALIVE,
+    OPT_METRICS, OPT_TRACE, OPT_TRACE_FILE, OPT_MAXOUT_TOTAL, OPT_GRACE,
+    OPT_MAXUNAUTH, OPT_KEEPALIVE,
 };
 
 static const struct option longopts[] = {
@@ -218,6 +224,7 @@ static const struct option longopts[] = {
     { "metrics-port",  required_argument, NULL, OPT_METRICS },
     { "race-window",   required_argument, NULL, OPT_RACE },
     { "trace",         required_argument, NULL, OPT_TRACE },
+    { "trace-file",    required_argument, NULL, OPT_TRACE_FILE },
     { "stdin",         no_argument,       NULL, OPT_STDIN },
     { "quiet",         no_argument,       NULL, 'q' },
     { "log-level",     required_argument, NULL, 'l' },
@@ -329,6 +336,7 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         opt->metrics_port = (int)number("--metrics-port", optarg, 0, 65535);
         break;
     case OPT_TRACE: opt->trace = optarg; break;
+    case OPT_TRACE_FILE: opt->trace_file = optarg; break;
     case OPT_JCOMPACT:
         opt->journal_compact_min = bytes("--journal-compact-min", optarg, 0);
         break;
@@ -374,6 +382,12 @@ void options_parse(int argc, char **argv, struct options *opt,
     }
     if (opt->journal && policy->journal_refusal) {
         fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
+        exit(2);
+    }
+    if (opt->trace && opt->trace_file) {
+        fprintf(stderr, "%s: --trace and --trace-file: give one (--trace "
+                "records from start-up, --trace-file from TRACE START)\n",
+                prog);
         exit(2);
     }
     if (opt->quiet && !opt->use_stdin) {

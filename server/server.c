@@ -1,5 +1,7 @@
-/* server.c -- the one struct server (server.h) and what reads it whole. Kept
- * out of main.c so the unit tests can link every server object but main(). */
+/* server.c -- the one struct server (server.h) and what reads it whole
+ * (the uptime, the password check AUTH and /metrics share). Kept out of
+ * main.c so the unit tests can link every server object but main(). */
+#include <openssl/crypto.h>
 #include "server.h"
 
 struct server srv;
@@ -10,4 +12,14 @@ long server_uptime(void)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long)(now.tv_sec - srv.started.tv_sec);
+}
+
+int server_password_ok(struct digest *d, const void *secret, size_t len)
+{
+    char hex[DIGEST_HEX_LEN + 1];
+    int ok = srv.auth_required && digest_hex(d, secret, len, hex) == 0 &&
+             CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0;
+
+    OPENSSL_cleanse(hex, sizeof(hex));
+    return ok;
 }

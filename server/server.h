@@ -62,7 +62,9 @@ struct options {
     int journal_wake;           /* --journal-wake, an enum journal_wake */
     size_t journal_compact_min; /* --journal-compact-min */
     int metrics_port;           /* --metrics-port; -1: none, 0: any free */
-    const char *trace;          /* --trace FILE; NULL: not traced */
+    const char *trace;          /* --trace FILE: traced from start-up */
+    const char *trace_file;     /* --trace-file FILE: traced from TRACE
+                                   START; NULL (and no --trace): never */
 };
 
 #define SSN_PEER_MAX 64          /* "[addr]:port" of a client, with NUL */
@@ -141,6 +143,12 @@ extern _Thread_local int srv_on_event_loop;
 
 /* Seconds since start-up. */
 long server_uptime(void);
+
+/* 1 when the len bytes at secret are the --password-file password: AUTH's
+ * check and /metrics'. Compares SHA-256 digests with CRYPTO_memcmp, so its
+ * time does not depend on the guess; d is the caller's digest context.
+ * 0 without a password. */
+int server_password_ok(struct digest *d, const void *secret, size_t len);
 
 /* conns.c: the registry of live connections. register counts the
  * connection; unregister uncounts it and wakes a waiting shutdown. */

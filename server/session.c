@@ -260,7 +260,8 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
         s->waiting_cmd = cmd;
         if (cmd != PROTO_AUTH)          /* AUTH says what it waits for */
             s->wait_kind = cmd == PROTO_COMPACT ? SESSION_WAITS_COMPACT
-                                                : SESSION_WAITS_DRAINED;
+                           : cmd == PROTO_TRACE_STOP ? SESSION_WAITS_TRACE
+                                                     : SESSION_WAITS_DRAINED;
         return cmd;
     }
     request_done(s);

@@ -113,6 +113,8 @@ struct session {
     int wait_kind;              /* ... and what for: enum session_wait */
     uint64_t wait_until;        /* SESSION_WAITS_TIMER: time_now_ns() */
     uint64_t compact_gen;       /* the compaction COMPACT waits for */
+    unsigned trace_window;      /* the trace window TRACE STOP waits for
+                                   the writing of; 0: none */
     uint64_t waited_from;       /* time_now_ns() when the waiting request
                                    was parsed, for its latency */
     /* One store-lock hold for a run of requests (session_set_batch): */
@@ -188,6 +190,10 @@ enum session_wait {
                                    wrong AUTH's delay) */
     SESSION_WAITS_ADMISSION,    /* io.admit's -EAGAIN: the driver runs the
                                    session again once it has begun */
+    SESSION_WAITS_TRACE,        /* the trace file of s->trace_window to be
+                                   written (trace_stop_result): rare, an
+                                   operator's, so the driver asks again
+                                   every few milliseconds */
 };
 enum session_wait session_waiting(const struct session *s);
 

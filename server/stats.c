@@ -227,7 +227,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         return 0;
     if (append(cap, &len, snprintf(buf + len, cap - len,
                "trace %d\ntrace_events %llu\ntrace_events_dropped %llu\n",
-               srv.opt.trace != NULL, (unsigned long long)trace_events(),
+               trace_enabled(), (unsigned long long)trace_events(),
                (unsigned long long)trace_dropped())))
         return 0;
     if (append(cap, &len, snprintf(buf + len, cap - len, PROTO_END_LINE)))

@@ -144,14 +144,13 @@ static int wait_queued(struct store *st)
 /* --trace's spans of the lock, out of line: with tracing off the hot
  * path pays one test of trace_on. conn: an event loop's connection took
  * the lock (store_lock_nowait, _adopt), whose wait and hold are not its
- * thread's (trace.h). conn_hold is only kept while tracing, which is on
- * or off for the server's whole life. */
+ * thread's (trace.h). conn_hold is kept by count_acquired whether tracing
+ * or not: a window may start (TRACE START) during a hold. */
 static __attribute__((noinline, cold)) void
 trace_acquired(struct store *st, uint64_t asked, int conn)
 {
     uint64_t now = st->stats.acquired_at;   /* asked when uncontended */
 
-    st->stats.conn_hold = conn;
     if (now != asked)
         trace_record(conn ? TRACE_CONN_LOCK_WAIT : TRACE_LOCK_WAIT, asked,
                      now, 0);
@@ -164,9 +163,11 @@ trace_released(const struct store *st, uint64_t now)
                  st->stats.acquired_at, now, 0);
 }
 
-/* Counts one acquisition; the caller has just got the lock. Two clock
- * reads per acquisition and release at most, one when uncontended. */
-static void count_acquired(struct store *st, uint64_t asked, int contended)
+/* Counts one acquisition; the caller has just got the lock (conn: for an
+ * event loop's connection). Two clock reads per acquisition and release
+ * at most, one when uncontended. */
+static void count_acquired(struct store *st, uint64_t asked, int contended,
+                           int conn)
 {
     struct store_lock_stats *s = &st->stats;
     uint64_t now = contended ? time_now_ns() : asked;
@@ -177,6 +178,7 @@ static void count_acquired(struct store *st, uint64_t asked, int contended)
                      __ATOMIC_RELAXED);
     hist_record_relaxed(&s->wait, now - asked);
     s->acquired_at = now;
+    s->conn_hold = conn;        /* beside acquired_at: a store, no branch */
 }
 
 /* How long store_lock spins before it queues: STORE_SPIN_PAUSES pause
@@ -309,7 +311,7 @@ int store_lock(struct store *st)
     pthread_mutex_unlock(&st->handoff);
     if (rc)
         return rc;
-    count_acquired(st, asked, contended);
+    count_acquired(st, asked, contended, 0);
     if (trace_enabled())
         trace_acquired(st, asked, 0);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
@@ -401,7 +403,7 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
     }
     set_held(st, 1);
     pthread_mutex_unlock(&st->handoff);
-    count_acquired(st, asked, 0);
+    count_acquired(st, asked, 0, 1);
     if (trace_enabled())
         trace_acquired(st, asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),
@@ -411,7 +413,7 @@ int store_lock_nowait(struct store *st, struct store_waiter *w)
 
 void store_lock_adopt(struct store *st, struct store_waiter *w)
 {
-    count_acquired(st, w->asked, 1);
+    count_acquired(st, w->asked, 1, 1);
     if (trace_enabled())
         trace_acquired(st, w->asked, 1);
     atomic_store_explicit(&st->owner, (unsigned long)pthread_self(),

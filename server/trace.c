@@ -1,133 +1,145 @@
-/* trace.c -- the --trace timeline (trace.h).
+/* trace.c -- the timeline's rings and windows (trace.h); trace_json.c
+ * writes the file.
  *
- * A ring belongs to its thread: only that thread writes its events and its
- * count of drops. The count of events written is stored with release
- * after each event, so whoever writes the ring out (the thread itself as
- * it ends, or trace_close) reads complete events only. trace_lock (a leaf)
- * guards the file, the list of live rings and the totals of the rings
- * already written out.
+ * Rings. A ring belongs to its thread: only that thread records into it,
+ * and it lives as long as the thread (freed by the key's destructor,
+ * ring_retire), across windows: gen says which window its events are
+ * from, and its first event of a new window empties it.
+ *
+ * Recording against stopping, the one subtle part. A recorder marks its
+ * ring busy, then loads trace_on; a stopper stores trace_on = 0, then
+ * loads each ring's busy. All four are sequentially consistent (Dekker's
+ * pattern): either the recorder sees tracing off and touches nothing, or
+ * the stopper sees the ring busy and waits for it to be idle, whose
+ * release store orders the event before the stopper's reads. After that,
+ * nothing writes a ring of the window until the next START, which cannot
+ * come before its writing ended.
+ *
+ * Locks.
+ *   file_lock guards the file (trace_json.c) and t0, and lets its holder
+ *   read the rings of a stopped window: a listed ring is unlinked only
+ *   with it held. Held across the file's I/O, so it is never taken under
+ *   another lock of the server; order: file_lock -> trace_lock.
+ *   trace_lock, a leaf held for a few stores (a thread's first span takes
+ *   it to make its ring, maybe under the store lock), guards the state,
+ *   the window's number, the list of live rings, the names, the totals,
+ *   the outcomes and the writer thread's handle.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "log.h"
-#include "trace.h"
+#include "server.h"
+#include "trace_int.h"
 
-struct trace_event {
-    uint64_t from, to;          /* time_now_ns() */
-    uint32_t kind;              /* enum trace_kind */
-    uint32_t arg;
-};
-
-struct trace_ring {
-    struct trace_ring *next;    /* live rings; under trace_lock */
-    unsigned id;                /* its "tid" in the file */
-    char name[32];              /* its lane's name; its thread's */
-    atomic_uint n;              /* events recorded (release) */
-    atomic_ulong dropped;       /* events that found it full */
-    struct trace_event ev[TRACE_RING_EVENTS];
-};
-
-static const struct {
-    const char *name, *cat, *arg;
-} kinds[TRACE_KINDS] = {
-    [TRACE_LOCK_WAIT] = { "wait for the store lock", "lock", NULL },
-    [TRACE_LOCK_HOLD] = { "hold the store lock", "lock", NULL },
-    [TRACE_SEND] = { "write replies", "io", "bytes" },
-    [TRACE_JOURNAL_ROUND] = { "journal round", "journal", "records" },
-    [TRACE_CONN_LOCK_WAIT] = { "a connection waits for the store lock",
-                               "lock", NULL },
-    [TRACE_CONN_LOCK_HOLD] = { "a connection holds the store lock",
-                               "lock", NULL },
-};
-
-static int is_async(uint32_t kind)
-{
-    return kind == TRACE_CONN_LOCK_WAIT || kind == TRACE_CONN_LOCK_HOLD;
-}
+#define RESULTS 4               /* outcomes of the last windows kept */
 
 atomic_int trace_on;
 
-static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
-static FILE *out;               /* under trace_lock; NULL once closed */
-static const char *out_path;
-static struct trace_ring *rings;        /* live; under trace_lock */
-static unsigned next_id = 1;            /* under trace_lock */
-static uint64_t written, dropped_done;  /* rings written out; trace_lock */
-static uint64_t t0;             /* time_now_ns() at trace_open: ts 0 */
-static int pid;
-static int first = 1;           /* no event written yet; trace_lock */
-static pthread_key_t ring_key;  /* the calling thread's ring, for the
-                                   destructor that writes it out */
+static const char *path;        /* set once by trace_init */
+static pthread_key_t ring_key;  /* the thread's ring, for ring_retire */
 static _Thread_local struct trace_ring *mine;
 static _Thread_local char my_name[32];
 
-/* ---- writing the file ---------------------------------------------------- */
+static pthread_mutex_t file_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t t0;             /* the window's start; set with both locks
+                                   held, read with either */
 
-static void sep_locked(void)
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t written = PTHREAD_COND_INITIALIZER;  /* a window
+                                   was written; with trace_lock */
+static enum trace_state state;  /* trace_lock */
+static atomic_uint window;      /* the current or last window, from 1;
+                                   stored under trace_lock */
+static struct trace_ring *rings;        /* live; trace_lock */
+static unsigned next_id = 1;            /* trace_lock */
+static uint64_t past_events, past_dropped;  /* earlier windows; trace_lock */
+static uint64_t win_events, win_dropped;    /* this window's rings counted
+                                               (written); trace_lock */
+static struct {
+    unsigned window;
+    int rc;
+    uint64_t events, dropped;
+} results[RESULTS];             /* by window % RESULTS; trace_lock */
+static pthread_t writer;        /* trace_lock */
+static int writer_joinable;     /* trace_lock */
+
+/* ---- figures --------------------------------------------------------- */
+
+static void ring_figures(const struct trace_ring *r, uint64_t *kept,
+                         uint64_t *dropped)
 {
-    fputs(first ? "\n" : ",\n", out);
-    first = 0;
+    uint64_t n = atomic_load_explicit(&r->n, memory_order_relaxed);
+
+    *kept = n < TRACE_RING_EVENTS ? n : TRACE_RING_EVENTS;
+    *dropped = n - *kept;
 }
 
-/* A name for JSON: the names here are ours ("worker 2"), but a quote or a
- * backslash would still break the file, so they become '_'. */
-static void json_name(char *dst, size_t cap, const char *src)
+/* Adds ring r's figures of window w to the window's; trace_lock held. */
+static void count_locked(struct trace_ring *r, unsigned w)
 {
-    size_t i;
+    uint64_t k, d;
 
-    for (i = 0; i + 1 < cap && src[i]; i++)
-        dst[i] = (src[i] == '"' || src[i] == '\\' ||
-                  (unsigned char)src[i] < ' ') ? '_' : src[i];
-    dst[i] = 0;
+    ring_figures(r, &k, &d);
+    win_events += k;
+    win_dropped += d;
+    r->counted = w;
 }
 
-/* One ring's lane name and events into the file; trace_lock held. */
-static void write_ring_locked(struct trace_ring *r)
+/* The current or last window's figures; trace_lock held. */
+static void window_figures_locked(struct trace_status *st)
 {
-    unsigned n = atomic_load_explicit(&r->n, memory_order_acquire);
-    char name[32];
+    unsigned w = atomic_load_explicit(&window, memory_order_relaxed);
+    uint64_t k, d;
 
-    json_name(name, sizeof(name), r->name);
-    sep_locked();
-    fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
-            "\"tid\":%u,\"args\":{\"name\":\"%s\"}}", pid, r->id, name);
-    for (unsigned i = 0; i < n; i++) {
-        const struct trace_event *e = &r->ev[i];
-        uint64_t from = e->from > t0 ? e->from - t0 : 0;
-        uint64_t dur = e->to > e->from ? e->to - e->from : 0;
-
-        sep_locked();
-        if (is_async(e->kind)) {
-            uint64_t to = from + dur;
-            fprintf(out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"b\","
-                    "\"id\":\"%u.%u\",\"ts\":%" PRIu64 ".%03u,\"pid\":%d,"
-                    "\"tid\":%u},\n", kinds[e->kind].name, kinds[e->kind].cat,
-                    r->id, i, from / 1000, (unsigned)(from % 1000), pid,
-                    r->id);
-            fprintf(out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"e\","
-                    "\"id\":\"%u.%u\",\"ts\":%" PRIu64 ".%03u,\"pid\":%d,"
-                    "\"tid\":%u}", kinds[e->kind].name, kinds[e->kind].cat,
-                    r->id, i, to / 1000, (unsigned)(to % 1000), pid, r->id);
+    st->state = state;
+    st->events = win_events;
+    st->dropped = win_dropped;
+    if (state != TRACE_ON && state != TRACE_WRITING)
+        return;
+    for (struct trace_ring *r = rings; r; r = r->next) {
+        if (r->counted == w ||
+            atomic_load_explicit(&r->gen, memory_order_acquire) != w)
             continue;
-        }
-        fprintf(out, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\","
-                "\"ts\":%" PRIu64 ".%03u,\"dur\":%" PRIu64 ".%03u,"
-                "\"pid\":%d,\"tid\":%u", kinds[e->kind].name,
-                kinds[e->kind].cat, from / 1000, (unsigned)(from % 1000),
-                dur / 1000, (unsigned)(dur % 1000), pid, r->id);
-        if (kinds[e->kind].arg)
-            fprintf(out, ",\"args\":{\"%s\":%u}", kinds[e->kind].arg,
-                    e->arg);
-        fputc('}', out);
+        ring_figures(r, &k, &d);
+        st->events += k;
+        st->dropped += d;
     }
-    written += n;
-    dropped_done += atomic_load_explicit(&r->dropped, memory_order_relaxed);
 }
+
+void trace_status(struct trace_status *st)
+{
+    pthread_mutex_lock(&trace_lock);
+    window_figures_locked(st);
+    pthread_mutex_unlock(&trace_lock);
+}
+
+uint64_t trace_dropped(void)
+{
+    struct trace_status st;
+
+    pthread_mutex_lock(&trace_lock);
+    window_figures_locked(&st);
+    st.dropped += past_dropped;
+    pthread_mutex_unlock(&trace_lock);
+    return st.dropped;
+}
+
+uint64_t trace_events(void)
+{
+    struct trace_status st;
+
+    pthread_mutex_lock(&trace_lock);
+    window_figures_locked(&st);
+    st.events += past_events;
+    pthread_mutex_unlock(&trace_lock);
+    return st.events;
+}
+
+/* ---- rings ------------------------------------------------------------- */
 
 static void unlink_locked(struct trace_ring *r)
 {
@@ -138,44 +150,46 @@ static void unlink_locked(struct trace_ring *r)
         }
 }
 
-/* The thread of ring arg ends: its ring goes to the file, then away.
- * After trace_close it was written and freed already: not touched. */
+/* The thread of ring arg ends: a ring of the window that records (or
+ * stopped and is not written yet) goes to the file, then away. */
 static void ring_retire(void *arg)
 {
     struct trace_ring *r = arg;
+    char name[32];
+    int keep;
 
+    pthread_mutex_lock(&file_lock);
     pthread_mutex_lock(&trace_lock);
-    if (out) {
-        unlink_locked(r);
-        write_ring_locked(r);
-        free(r);
-    }
+    unsigned w = atomic_load_explicit(&window, memory_order_relaxed);
+    unlink_locked(r);
+    keep = (state == TRACE_ON || state == TRACE_WRITING) &&
+           atomic_load_explicit(&r->gen, memory_order_relaxed) == w &&
+           r->counted != w;
+    if (keep)
+        count_locked(r, w);
+    memcpy(name, r->name, sizeof(name));
     pthread_mutex_unlock(&trace_lock);
+    if (keep)
+        trace_json_ring(r, name, t0);
+    pthread_mutex_unlock(&file_lock);
+    free(r);
 }
-
-/* ---- recording ----------------------------------------------------------- */
 
 /* The calling thread's ring, made at its first event; NULL when memory
  * cannot be had (its events are then lost, and not counted). A thread
  * the drivers did not name whose first event is a journal round is the
  * journal's flusher (sessions that lead rounds are named). */
-static struct trace_ring *ring(enum trace_kind first_kind)
+static struct trace_ring *ring_new(enum trace_kind first_kind)
 {
-    struct trace_ring *r = mine;
+    struct trace_ring *r = malloc(sizeof(*r));
 
-    if (r)
-        return r;
-    r = malloc(sizeof(*r));
     if (!r)
         return NULL;
+    atomic_init(&r->busy, 0);
+    atomic_init(&r->gen, 0);
     atomic_init(&r->n, 0);
-    atomic_init(&r->dropped, 0);
+    r->counted = 0;
     pthread_mutex_lock(&trace_lock);
-    if (!out) {                         /* closed meanwhile */
-        pthread_mutex_unlock(&trace_lock);
-        free(r);
-        return NULL;
-    }
     r->id = next_id++;
     if (my_name[0])
         snprintf(r->name, sizeof(r->name), "%s", my_name);
@@ -191,21 +205,31 @@ static struct trace_ring *ring(enum trace_kind first_kind)
     return r;
 }
 
+/* One event into the calling thread's ring; a full ring overwrites its
+ * oldest (n - TRACE_RING_EVENTS events are then dropped). */
 void trace_record(enum trace_kind kind, uint64_t from_ns, uint64_t to_ns,
                   uint32_t arg)
 {
-    struct trace_ring *r = ring(kind);
+    struct trace_ring *r = mine ? mine : ring_new(kind);
 
     if (!r)
         return;
-    unsigned n = atomic_load_explicit(&r->n, memory_order_relaxed);
-    if (n == TRACE_RING_EVENTS) {
-        atomic_store_explicit(&r->dropped, atomic_load_explicit(&r->dropped,
-                              memory_order_relaxed) + 1, memory_order_relaxed);
-        return;
+    atomic_store(&r->busy, 1);                  /* seq_cst: see the top */
+    if (atomic_load(&trace_on)) {
+        unsigned w = atomic_load_explicit(&window, memory_order_relaxed);
+        uint64_t n = 0;
+
+        if (atomic_load_explicit(&r->gen, memory_order_relaxed) == w) {
+            n = atomic_load_explicit(&r->n, memory_order_relaxed);
+        } else {                                /* a new window */
+            atomic_store_explicit(&r->n, 0, memory_order_relaxed);
+            atomic_store_explicit(&r->gen, w, memory_order_release);
+        }
+        r->ev[n & TRACE_RING_MASK] = (struct trace_event){
+            from_ns, to_ns, (uint32_t)kind, arg };
+        atomic_store_explicit(&r->n, n + 1, memory_order_release);
     }
-    r->ev[n] = (struct trace_event){ from_ns, to_ns, (uint32_t)kind, arg };
-    atomic_store_explicit(&r->n, n + 1, memory_order_release);
+    atomic_store_explicit(&r->busy, 0, memory_order_release);
 }
 
 void trace_thread_name(const char *name)
@@ -218,74 +242,214 @@ void trace_thread_name(const char *name)
     }
 }
 
-/* ---- start and end ------------------------------------------------------- */
+/* ---- windows ----------------------------------------------------------- */
 
-int trace_open(const char *path)
+int trace_init(const char *p)
 {
     int rc = pthread_key_create(&ring_key, ring_retire);
 
     if (rc)
         return -rc;
-    out = fopen(path, "w");
-    if (!out)
-        return -errno;
-    out_path = path;
-    pid = (int)getpid();
-    t0 = time_now_ns();
-    fputc('[', out);
+    path = p;
     trace_thread_name("main");
-    atomic_store(&trace_on, 1);
     return 0;
+}
+
+int trace_configured(void)
+{
+    return path != NULL;
+}
+
+const char *trace_path(void)
+{
+    return path;
+}
+
+int trace_start(void)
+{
+    pthread_t old;
+    int join, rc;
+
+    if (!path)
+        return -ENOENT;
+    pthread_mutex_lock(&trace_lock);
+    if (state != TRACE_OFF) {
+        rc = state == TRACE_WRITING ? -EBUSY : -EALREADY;
+        pthread_mutex_unlock(&trace_lock);
+        return rc;
+    }
+    state = TRACE_STARTING;
+    join = writer_joinable;
+    old = writer;
+    writer_joinable = 0;
+    pthread_mutex_unlock(&trace_lock);
+    if (join)
+        pthread_join(old, NULL);        /* ended: OFF was its last store */
+
+    pthread_mutex_lock(&file_lock);     /* free: no window to write */
+    rc = trace_json_open(path);
+    pthread_mutex_lock(&trace_lock);
+    if (rc == 0) {
+        past_events += win_events;
+        past_dropped += win_dropped;
+        win_events = win_dropped = 0;
+        t0 = time_now_ns();
+        atomic_store_explicit(&window, atomic_load_explicit(&window,
+                              memory_order_relaxed) + 1, memory_order_relaxed);
+        state = TRACE_ON;
+        atomic_store(&trace_on, 1);     /* publishes window (seq_cst) */
+    } else {
+        state = TRACE_OFF;
+    }
+    pthread_mutex_unlock(&trace_lock);
+    pthread_mutex_unlock(&file_lock);
+    return rc;
+}
+
+/* Writes the stopped window (state WRITING, trace_on 0), then ends it:
+ * on the writer thread, or at shutdown. */
+static void write_window(void)
+{
+    struct trace_ring *r;
+    struct trace_status st;
+    char name[32];
+    unsigned w;
+    int rc;
+
+    pthread_mutex_lock(&file_lock);
+    pthread_mutex_lock(&trace_lock);
+    r = rings;                  /* later rings go in front: none of ours */
+    w = atomic_load_explicit(&window, memory_order_relaxed);
+    pthread_mutex_unlock(&trace_lock);
+    for (; r; r = r->next) {    /* linked as they are: file_lock is held */
+        while (atomic_load(&r->busy))   /* seq_cst: see the top */
+            sched_yield();
+        if (atomic_load_explicit(&r->gen, memory_order_acquire) != w)
+            continue;
+        pthread_mutex_lock(&trace_lock);
+        count_locked(r, w);
+        memcpy(name, r->name, sizeof(name));
+        pthread_mutex_unlock(&trace_lock);
+        trace_json_ring(r, name, t0);
+    }
+    rc = trace_json_close();
+    pthread_mutex_lock(&trace_lock);
+    state = TRACE_OFF;
+    window_figures_locked(&st);
+    results[w % RESULTS].window = w;
+    results[w % RESULTS].rc = rc;
+    results[w % RESULTS].events = st.events;
+    results[w % RESULTS].dropped = st.dropped;
+    pthread_cond_broadcast(&written);
+    pthread_mutex_unlock(&trace_lock);
+    pthread_mutex_unlock(&file_lock);
+    if (rc)
+        log_msg(LOG_LEVEL_ERROR, "trace: writing %s failed: %s", path,
+                strerror(-rc));
+    log_msg(st.dropped ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "trace: %llu "
+            "events written to %s, %llu dropped (rings of %d events per "
+            "thread keep the latest)", (unsigned long long)st.events, path,
+            (unsigned long long)st.dropped, TRACE_RING_EVENTS);
+}
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    write_window();
+    return NULL;
+}
+
+int trace_stop(unsigned *w)
+{
+    int rc;
+
+    if (!path)
+        return -ENOENT;
+    pthread_mutex_lock(&trace_lock);
+    if (state != TRACE_ON) {
+        rc = state == TRACE_OFF ? -ESRCH : -EBUSY;
+        pthread_mutex_unlock(&trace_lock);
+        return rc;
+    }
+    state = TRACE_WRITING;
+    atomic_store(&trace_on, 0);                 /* seq_cst: see the top */
+    /* Started under trace_lock, so that the handle is stored before the
+     * thread can end the window and another START look for it. No ring
+     * is made meanwhile: tracing is off. */
+    rc = pthread_create(&writer, NULL, writer_main, NULL);
+    if (rc) {
+        state = TRACE_ON;
+        atomic_store(&trace_on, 1);
+    } else {
+        writer_joinable = 1;
+        *w = atomic_load_explicit(&window, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&trace_lock);
+    return -rc;
+}
+
+/* Window w's outcome (trace_stop_result); trace_lock held. */
+static int result_locked(unsigned w, struct trace_status *st)
+{
+    if (results[w % RESULTS].window != w)
+        return state == TRACE_WRITING &&
+               atomic_load_explicit(&window, memory_order_relaxed) == w
+               ? -EINPROGRESS : -ESTALE;        /* RESULTS windows since */
+    st->state = state;
+    st->events = results[w % RESULTS].events;
+    st->dropped = results[w % RESULTS].dropped;
+    return results[w % RESULTS].rc;
+}
+
+int trace_stop_result(unsigned w, struct trace_status *st)
+{
+    pthread_mutex_lock(&trace_lock);
+    int rc = result_locked(w, st);
+    pthread_mutex_unlock(&trace_lock);
+    return rc;
+}
+
+int trace_stop_wait(unsigned w, struct trace_status *st)
+{
+    int rc;
+
+    SRV_ASSERT_MAY_BLOCK();
+    pthread_mutex_lock(&trace_lock);
+    while ((rc = result_locked(w, st)) == -EINPROGRESS)
+        pthread_cond_wait(&written, &trace_lock);
+    pthread_mutex_unlock(&trace_lock);
+    return rc;
 }
 
 void trace_close(void)
 {
-    atomic_store(&trace_on, 0);
-    pthread_mutex_lock(&trace_lock);
-    if (!out) {
-        pthread_mutex_unlock(&trace_lock);
+    pthread_t old;
+    int join, on;
+
+    if (!path)
         return;
-    }
-    while (rings) {
-        struct trace_ring *r = rings;
-        rings = r->next;
-        write_ring_locked(r);
-        if (r == mine)
-            mine = NULL;
-        free(r);
-    }
-    fputs("\n]\n", out);
-    int err = ferror(out);
-    if (fclose(out))
-        err = 1;
-    out = NULL;
-    uint64_t w = written, d = dropped_done;
-    pthread_mutex_unlock(&trace_lock);
-    pthread_setspecific(ring_key, NULL);
-    if (err)
-        log_msg(LOG_LEVEL_ERROR, "--trace: writing %s failed", out_path);
-    log_msg(d ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "trace: %llu events written "
-            "to %s, %llu dropped (rings of %d events per thread)",
-            (unsigned long long)w, out_path, (unsigned long long)d,
-            TRACE_RING_EVENTS);
-}
-
-uint64_t trace_dropped(void)
-{
     pthread_mutex_lock(&trace_lock);
-    uint64_t d = dropped_done;
-    for (struct trace_ring *r = rings; r; r = r->next)
-        d += atomic_load_explicit(&r->dropped, memory_order_relaxed);
+    join = writer_joinable;
+    old = writer;
+    writer_joinable = 0;
+    on = state == TRACE_ON;
+    if (on) {
+        state = TRACE_WRITING;
+        atomic_store(&trace_on, 0);             /* seq_cst: see the top */
+    }
     pthread_mutex_unlock(&trace_lock);
-    return d;
-}
-
-uint64_t trace_events(void)
-{
-    pthread_mutex_lock(&trace_lock);
-    uint64_t n = written;
-    for (struct trace_ring *r = rings; r; r = r->next)
-        n += atomic_load_explicit(&r->n, memory_order_relaxed);
-    pthread_mutex_unlock(&trace_lock);
-    return n;
+    if (join)
+        pthread_join(old, NULL);
+    if (on)
+        write_window();
+    if (mine) {
+        pthread_mutex_lock(&file_lock);
+        pthread_mutex_lock(&trace_lock);
+        unlink_locked(mine);
+        pthread_mutex_unlock(&trace_lock);
+        pthread_mutex_unlock(&file_lock);
+        free(mine);
+        mine = NULL;
+        pthread_setspecific(ring_key, NULL);
+    }
 }

@@ -1,18 +1,26 @@
-/* trace.h -- --trace FILE: a timeline of what each thread did, in the
- * Chrome Trace Event format (a JSON array of complete events, "ph":"X",
- * with "ts" and "dur" in microseconds, "pid" and "tid"), which Perfetto
- * (ui.perfetto.dev) and chrome://tracing open. Spans: waiting for the
- * store lock and holding it (store_lock.c), writing replies (session.c's
- * one way out), and the journal's rounds (their write and sync, on the
- * thread that led them: the flusher, or a session with --io threads).
- * Each thread is a lane, named after its role where the driver names it.
+/* trace.h -- the timeline of --trace, --trace-file and TRACE START/STOP:
+ * what each thread did, in the Chrome Trace Event format (a JSON array of
+ * complete events, "ph":"X", with "ts" and "dur" in microseconds, "pid"
+ * and "tid"), which Perfetto (ui.perfetto.dev) and chrome://tracing open.
+ * Spans: waiting for the store lock and holding it (store_lock.c),
+ * writing replies (session.c's one way out), and the journal's rounds
+ * (their write and sync, on the thread that led them: the flusher, or a
+ * session with --io threads). Each thread is a lane, named after its role
+ * where the driver names it.
+ *
+ * Windows. The operator names the file at start-up (trace_init): no
+ * request ever chooses a path. A window runs from trace_start (--trace at
+ * start-up, or TRACE START) to trace_stop (TRACE STOP, or shutdown), and
+ * each window rewrites the file whole: created 0600, never through a
+ * symbolic link.
  *
  * Bounded: each thread records into a ring of its own, TRACE_RING_EVENTS
- * long, allocated at its first event; once full, its later events are
- * dropped and counted (STATS trace_events_dropped, /metrics, and the log
- * line at the end). A ring is written to the file when its thread ends,
- * or at shutdown (trace_close), so a thread per connection costs memory
- * only while it lives.
+ * long, allocated at its first event and kept while the thread lives. A
+ * full ring overwrites its oldest event, counted as dropped (STATS
+ * trace_events_dropped, /metrics, TRACE, the log line at the end), so a
+ * window shows its end. A ring goes to the file when its thread ends
+ * during the window, or when the window stops; a thread per connection
+ * costs memory only while it lives.
  *
  * Off (the default), every hook is one load of trace_on and a branch that
  * is never taken. No event carries a name or an SSN: only kinds, times,
@@ -25,7 +33,8 @@
 #include <stdint.h>
 #include "timeutil.h"
 
-#define TRACE_RING_EVENTS 16384     /* per thread: 384 KB, touched as used */
+#define TRACE_RING_EVENTS 16384     /* per thread: 384 KB, touched as used;
+                                       a power of two */
 
 enum trace_kind {
     TRACE_LOCK_WAIT,            /* asked for the store lock -> got it */
@@ -36,29 +45,77 @@ enum trace_kind {
     /* The event driver's connection-long waits and holds (coarse: its
      * whole session): the worker serves other connections meanwhile, so
      * they are not its thread's spans but async events ("ph":"b" and "e",
-     * an "id" each), on a track of their own: */
+     * an "id" each, written together), on a track of their own: */
     TRACE_CONN_LOCK_WAIT,
     TRACE_CONN_LOCK_HOLD,
     TRACE_KINDS
 };
 
-/* 1 between trace_open and trace_close; relaxed loads only. */
+enum trace_state {
+    TRACE_OFF,                  /* no window (or none yet) */
+    TRACE_STARTING,             /* trace_start is opening the file */
+    TRACE_ON,                   /* recording */
+    TRACE_WRITING,              /* stopped; the file is being written */
+};
+
+/* A window's figures: events kept (written or to be written) and events
+ * dropped (overwritten in a full ring). */
+struct trace_status {
+    enum trace_state state;
+    uint64_t events, dropped;
+};
+
+/* 1 while a window records; relaxed loads only. */
 extern atomic_int trace_on;
 
-/* Opens path for writing (truncated) and starts tracing. Returns 0, or
- * -errno with nothing started. At start-up, before any other thread. */
-int trace_open(const char *path);
+/* Names the file every window writes (path is kept, not copied) and
+ * names the calling thread "main". Returns 0 or -errno. At start-up,
+ * before any other thread. */
+int trace_init(const char *path);
 
-/* Writes what the rings still hold, ends the array, closes the file and
- * logs how many events were written and dropped. At shutdown, once the
- * threads that traced have ended (sessions, workers, the journal's). */
+/* 1 once trace_init named a file. */
+int trace_configured(void);
+const char *trace_path(void);
+
+/* Starts a window: the file is opened (truncated, created 0600, not
+ * through a symbolic link, a regular file only) and recording begins.
+ * Returns 0; -ENOENT with no file configured; -EALREADY while a window
+ * records or starts; -EBUSY while the last one is being written; or the
+ * -errno of opening the file (nothing started). Never blocks for long:
+ * an open and one byte written. */
+int trace_start(void);
+
+/* Stops the window: recording ends now, and a thread of its own writes
+ * the file (it may block; the caller never does). *window is the ticket
+ * for trace_stop_result and trace_stop_wait. Returns 0; -ENOENT with no
+ * file configured; -ESRCH when no window records; -EBUSY while one is
+ * starting or being written; or -errno when the writer thread cannot be
+ * started (the window then records on). */
+int trace_stop(unsigned *window);
+
+/* The outcome of writing window: -EINPROGRESS while it is written; 0 when
+ * written, with its figures in *st; -errno when writing the file failed
+ * (the figures still say what was lost). Never blocks. */
+int trace_stop_result(unsigned window, struct trace_status *st);
+
+/* The same, waiting for the outcome (not on an event loop). */
+int trace_stop_wait(unsigned window, struct trace_status *st);
+
+/* The state and the current (or last) window's figures. */
+void trace_status(struct trace_status *st);
+
+/* At shutdown, once the threads that traced have ended (sessions,
+ * workers, the journal's): waits for a writer, writes a window that still
+ * records (logging how many events were written and dropped), frees the
+ * calling thread's ring. */
 void trace_close(void);
 
-/* Events dropped so far for full rings, and written or held in all. */
+/* Events dropped, and kept, since start-up (every window). */
 uint64_t trace_dropped(void);
 uint64_t trace_events(void);
 
-/* Names the calling thread's lane ("worker 2"): at most 31 bytes kept. */
+/* Names the calling thread's lane ("worker 2"): at most 31 bytes kept.
+ * Called by the drivers when trace_configured(). */
 void trace_thread_name(const char *name);
 
 void trace_record(enum trace_kind kind, uint64_t from_ns, uint64_t to_ns,

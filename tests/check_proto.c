@@ -50,6 +50,9 @@ static const struct {
     { "DIGEST", PROTO_DIGEST }, { "digest", PROTO_DIGEST },
     { "DiGeSt", PROTO_DIGEST },
     { "STATS", PROTO_STATS }, { "stats", PROTO_STATS }, { "sTATs", PROTO_STATS },
+    { "TRACE", PROTO_TRACE }, { "TRACE START", PROTO_TRACE_START },
+    { "trace start", PROTO_TRACE_START }, { "Trace Stop", PROTO_TRACE_STOP },
+    { "TRACE  STOP ", PROTO_TRACE_STOP },
     { "HELP", PROTO_HELP }, { "help", PROTO_HELP }, { "hElP", PROTO_HELP },
     { "DONE", PROTO_QUIT }, { "done", PROTO_QUIT }, { "Done", PROTO_QUIT },
     { "QUIT", PROTO_QUIT }, { "quit", PROTO_QUIT }, { "qUiT", PROTO_QUIT },
@@ -187,6 +190,10 @@ START_TEST(test_proto_usage_errors)
     ck_assert_parse_error("check x y", "Error: usage: CHECK");
     ck_assert_parse_error("DIGEST x", "Error: usage: DIGEST");
     ck_assert_parse_error("STATS x", "Error: usage: STATS [RESET]");
+    ck_assert_parse_error("TRACE RESET", "Error: usage: TRACE [START|STOP]");
+    ck_assert_parse_error("TRACE START /tmp/x",
+                          "Error: usage: TRACE [START|STOP]");
+    ck_assert_parse_error("STATS START", "Error: usage: STATS [RESET]");
     ck_assert_parse_error("HELP ADD", "Error: usage: HELP");
     ck_assert_parse_error("done now", "Error: usage: DONE");
     ck_assert_parse_error("QUIT now", "Error: usage: QUIT");

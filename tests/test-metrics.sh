@@ -11,6 +11,10 @@
 # order), passes promtool check metrics when promtool is installed, and
 # holds no name or SSN; other paths get 404; a bad port value is named;
 # protected mode refuses it beyond loopback without a password.
+# With --password-file, /metrics answers 401 and a Basic challenge without
+# the password or with a wrong one, 200 with it by Basic (any user) or
+# Bearer, and logs the refusals at most about once a second, counting the
+# rest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
@@ -77,12 +81,15 @@ case_stats_percentiles() {
 
 # ---- /metrics --------------------------------------------------------------
 
-# scrape PORT PATH OUT: one HTTP/1.0 GET; the whole answer into OUT.
+# scrape PORT PATH OUT [HEADER]: one HTTP/1.0 GET, with one more header
+# line when given; the whole answer into OUT.
 scrape() {
+    local extra=""
+    [[ -n ${4:-} ]] && extra="$4"$'\r\n'
     timeout 5 bash -c '
         exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
-        printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" "$2" >&3
-        cat <&3 >"$3"' _ "$1" "$2" "$3" 2>/dev/null
+        printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n" "$2" "$4" >&3
+        cat <&3 >"$3"' _ "$1" "$2" "$3" "$extra" 2>/dev/null
 }
 
 # body FILE: the answer's body (after the blank line ending the headers).
@@ -237,9 +244,77 @@ case_metrics_port_errors() {
         "$?:$err" "^1:.*refusing to listen on 0\.0\.0\.0.*--password-file"
 }
 
+# status FILE: the answer's status line, without its \r.
+status() {
+    head -n 1 "$1" | tr -d '\r'
+}
+
+case_metrics_password() {
+    local mport pw=$TEST_TMP/pw f=$TEST_TMP/auth i basic n t0 ms
+    printf 'Open-Sesame42\n' >"$pw"
+    chmod 600 "$pw"
+    start_server buffered --metrics-port 0 --password-file "$pw" || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    [[ -n $mport ]] || { not_ok "a metrics port"; stop_server "$SRV_PID"; return; }
+
+    t0=$(now)
+    scrape "$mport" /metrics "$f"
+    expect_match "with a password: no credentials, 401" "$(status "$f")" \
+        '^HTTP/1\.[01] 401 Unauthorized$'
+    expect_match "... with a Basic challenge" \
+        "$(grep -i '^WWW-Authenticate:' "$f" | tr -d '\r')" \
+        '^WWW-Authenticate: Basic realm="ssnserver"$'
+    check "... and no figures" bash -c "! grep -q '^ssn_' '$f'"
+    basic=$(printf 'prometheus:Open-Sesame42' | base64)
+    scrape "$mport" /metrics "$f" "Authorization: Basic $basic"
+    expect_match "Basic with the password (any user): 200" "$(status "$f")" \
+        '^HTTP/1\.[01] 200 OK$'
+    check "... the exposition" exposition_ok "$f"
+    if command -v promtool >/dev/null; then
+        check "... which promtool check metrics accepts" \
+            bash -c "sed '1,/^\r\{0,1\}\$/d' '$f' | promtool check metrics"
+    else
+        ok "# SKIP promtool check metrics: promtool is not installed"
+    fi
+    scrape "$mport" /metrics "$f" "Authorization: Bearer Open-Sesame42"
+    expect_match "Bearer with the password: 200" "$(status "$f")" \
+        '^HTTP/1\.[01] 200 OK$'
+    check "... the exposition" exposition_ok "$f"
+    scrape "$mport" /metrics "$f" \
+        "Authorization: Basic $(printf 'prometheus:Open-Sesame4' | base64)"
+    expect_match "Basic with a wrong password: 401" "$(status "$f")" \
+        '^HTTP/1\.[01] 401 '
+    scrape "$mport" /metrics "$f" "Authorization: Bearer Open-Sesame42x"
+    expect_match "Bearer with a wrong password: 401" "$(status "$f")" \
+        '^HTTP/1\.[01] 401 '
+    scrape "$mport" /metrics "$f" \
+        "Authorization: Basic $(printf 'Open-Sesame42' | base64)"
+    expect_match "Basic with no user part (no colon): 401" "$(status "$f")" \
+        '^HTTP/1\.[01] 401 '
+    scrape "$mport" /metrics "$f" "Authorization: Open-Sesame42"
+    expect_match "the password with no scheme: 401" "$(status "$f")" \
+        '^HTTP/1\.[01] 401 '
+    for ((i = 0; i < 20; i++)); do
+        scrape "$mport" /metrics "$f"
+    done
+    sleep 1.2
+    scrape "$mport" /metrics "$f"
+    ms=$(elapsed_ms "$t0")
+    stop_server "$SRV_PID"
+    n=$(grep -c '/metrics: refused' "$SRV_ERR")
+    check "25 refusals in $ms ms: a log line a second at most ($n)" \
+        test "$n" -ge 2 -a $((n - 1)) -le $((ms / 1000))
+    expect_match "... the next line counts the ones suppressed" \
+        "$(grep '/metrics: refused' "$SRV_ERR" | tail -n 1)" \
+        'refused .* from 127\.0\.0\.1:[0-9]+ \([1-9][0-9]* more suppressed\)$'
+    check "... and never shows the password" \
+        bash -c "! grep -q 'Open-Sesame' '$SRV_ERR'"
+}
+
 case_stats_percentiles threads
 case_stats_percentiles events
 case_metrics_port
 case_metrics_coarse_held
 case_metrics_port_errors
+case_metrics_password
 finish

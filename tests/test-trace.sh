@@ -7,8 +7,16 @@
 # thread, whose async events ("b", "e") pair up by id, which has the
 # lock's wait and hold, reply writes and journal rounds on named lanes,
 # and no name or SSN. A load larger than one thread's ring drops events,
-# counts them in STATS and says so in the log, and the file still parses.
+# counts them in STATS and says so in the log, and the file still parses
+# and holds the run's last replies (a ring keeps its latest events).
 # A file that cannot be written stops the start-up, naming it.
+# TRACE START and STOP (--trace-file) over TCP, on both drivers and coarse:
+# the state before, during and after a window; STOP's file parses, nests,
+# is 0600, holds the events STOP counted and no earlier ones (STATS'
+# total since start-up is theirs); a second window rewrites it; START
+# while on and STOP while off are refused, and both without a trace file,
+# naming --trace-file; AUTH first with a password; never through a
+# symbolic link; --trace with --trace-file is refused.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
@@ -127,20 +135,132 @@ if traced_run "--io events, coarse" coarse --io events --workers 1; then
         grep -q '"a connection holds the store lock".*"ph":"b"' "$T"
 fi
 
+# ---- a window of a running server: TRACE START and STOP --------------------
+
+# events_of FILE: the events the file holds, as STOP counts them (a "b"
+# and its "e" are one).
+events_of() {
+    grep -c '"ph":"[Xb]"' "$1"
+}
+
+# window_run LABEL CLIENTS SERVER-ARGS...: CLIENTS for ssn-bench (coarse
+# serves one connection at a time: 1 there).
+window_run() {
+    local label=$1 c=$2 r n n2 total
+    shift 2
+    rm -f "$T"
+    start_server "$@" --trace-file "$T" || return 1
+    r=$(ask "$SRV_PORT" 'TRACE\nTRACE STOP\n')
+    expect_eq "$label: off before TRACE START; STOP refused" "$r" \
+        $'trace off: 0 events, 0 dropped\nError: trace is off (TRACE START starts it)'
+    "$SB" -p "$SRV_PORT" -c "$c" -P 4 -n 1000 --keys 100 >/dev/null 2>&1
+    check "$label: no file before the window" test ! -e "$T"
+    r=$(ask "$SRV_PORT" 'TRACE START\nTRACE START\n')
+    expect_eq "$label: TRACE START, then refused while on" "$r" \
+        $'OK\nError: trace is already on (TRACE STOP writes it)'
+    "$SB" -p "$SRV_PORT" -c "$c" -P 4 -n 2000 --keys 500 >/dev/null 2>&1
+    r=$(ask "$SRV_PORT" 'TRACE\n')
+    expect_match "$label: TRACE while on counts events" "$r" \
+        '^trace on: [1-9][0-9]* events, 0 dropped$'
+    expect_eq "$label: STATS says trace 1" "$(stat_field "$SRV_PORT" trace)" 1
+    r=$(ask "$SRV_PORT" 'TRACE STOP\n')
+    expect_match "$label: TRACE STOP answers once written" "$r" \
+        '^OK [1-9][0-9]* events written, 0 dropped$'
+    n=${r#OK }
+    n=${n%% *}
+    check "$label: the file is a JSON array" parses "$T"
+    check "$label: spans nest, async events pair up" well_formed "$T"
+    expect_eq "$label: it holds the events STOP counted" "$(events_of "$T")" "$n"
+    expect_eq "$label: 0600" "$(stat -c %a "$T")" 600
+    expect_eq "$label: none before the window (STATS' total is its)" \
+        "$(stat_field "$SRV_PORT" trace_events)" "$n"
+    r=$(ask "$SRV_PORT" 'TRACE\nTRACE STOP\n')
+    expect_eq "$label: off again with the window's figures; STOP refused" \
+        "$r" "trace off: $n events, 0 dropped"$'\nError: trace is off (TRACE START starts it)'
+    # Three connections: coarse's session-long hold must end in it.
+    r=$(ask "$SRV_PORT" 'TRACE START\n'; ask "$SRV_PORT" 'COUNT\n'
+        ask "$SRV_PORT" 'TRACE STOP\n')
+    expect_match "$label: a second, short window" "$r" \
+        $'^OK\n[0-9]+\nOK [1-9][0-9]* events written, 0 dropped$'
+    n2=${r##*OK }
+    n2=${n2%% *}
+    check "$label: it rewrote the file, which parses" parses "$T"
+    expect_eq "$label: ... with that window's events only" \
+        "$(events_of "$T")" "$n2"
+    total=$(stat_field "$SRV_PORT" trace_events)
+    expect_eq "$label: STATS trace_events counts both windows" "$total" \
+        "$((n + n2))"
+    stop_server "$SRV_PID"
+    expect_eq "$label: stops with status 0" "$STOP_RC" 0
+    expect_eq "$label: nothing written at exit, the file is the window's" \
+        "$(events_of "$T")" "$n2"
+}
+
+window_run "window, --io threads, fine" 4 fine
+window_run "window, --io events, buffered" 4 buffered --io events --workers 2
+window_run "window, --io events, coarse" 1 coarse --io events --workers 1
+
+if start_server buffered; then
+    r=$(ask "$SRV_PORT" 'TRACE\nTRACE START\nTRACE STOP\n')
+    expect_eq "no trace file: TRACE says so, START and STOP name the option" \
+        "$r" "trace off: no trace file (start the server with --trace-file FILE)
+Error: no trace file (start the server with --trace-file FILE)
+Error: no trace file (start the server with --trace-file FILE)"
+    stop_server "$SRV_PID"
+fi
+
+printf 'Open-Sesame42\n' >"$TEST_TMP/pw"
+chmod 600 "$TEST_TMP/pw"
+rm -f "$T"
+if start_server buffered --io events --password-file "$TEST_TMP/pw" \
+        --trace-file "$T"; then
+    r=$(ask "$SRV_PORT" 'TRACE START\nTRACE\nTRACE STOP\n')
+    expect_eq "with a password: TRACE refused before AUTH" "$r" \
+        $'Error: authentication required\nError: authentication required\nError: authentication required'
+    check "... no file started" test ! -e "$T"
+    r=$(ask "$SRV_PORT" 'AUTH Open-Sesame42\nTRACE START\nTRACE STOP\n')
+    expect_match "... and served after it" "$r" \
+        $'^OK\nOK\nOK [0-9]+ events written, 0 dropped$'
+    stop_server "$SRV_PID"
+fi
+
+echo keep >"$TEST_TMP/victim"
+ln -sf "$TEST_TMP/victim" "$TEST_TMP/link.json"
+if start_server buffered --trace-file "$TEST_TMP/link.json"; then
+    r=$(ask "$SRV_PORT" 'TRACE START\nTRACE\n')
+    expect_match "a symbolic link as the file: START refused" "$r" \
+        $'^Error: cannot write the trace file: Too many levels of symbolic links\ntrace off: 0 events, 0 dropped$'
+    expect_eq "... the file it points to untouched" "$(cat "$TEST_TMP/victim")" keep
+    stop_server "$SRV_PID"
+fi
+
+err=$("$BIN/ssnserver-buffered" -p 0 --trace "$T" --trace-file "$T" \
+      2>&1 </dev/null)
+expect_match "--trace with --trace-file: refused" "$?:$err" \
+    "^2:ssnserver-buffered: --trace and --trace-file: give one"
+
 # ---- a ring that fills -----------------------------------------------------
 
+# A worker's ring overwrites its oldest events: once a load larger than it
+# has run, a PRINT of its 500 people is still in the file, at the end.
 rm -f "$T"
 if start_server buffered --io events --workers 1 --batch 1 --trace "$T"; then
     "$SB" -p "$SRV_PORT" -c 4 -P 16 -n 30000 --keys 500 >/dev/null 2>&1
     d=$(stat_field "$SRV_PORT" trace_events_dropped)
     expect_match "more events than a ring holds: STATS counts the dropped" \
         "$d" '^[1-9][0-9]*$'
+    expect_match "... and TRACE" "$(ask "$SRV_PORT" 'TRACE\n')" \
+        '^trace on: [1-9][0-9]* events, [1-9][0-9]* dropped$'
+    converse_str "$SRV_PORT" 'PRINT\nQUIT\n' "$TEST_TMP/print"
+    pb=$(( $(wc -c <"$TEST_TMP/print") - 4 ))   # without "Bye\n"
     stop_server "$SRV_PID"
     expect_match "... and the log says so at the end" "$(cat "$SRV_ERR")" \
         "trace: [0-9]+ events written to .*, [1-9][0-9]* dropped"
     check "... and the file still parses, spans nested" \
         bash -c "$(declare -f parses); parses '$T'"
     check "... well formed" well_formed "$T"
+    check "... and ends with the last replies: the PRINT's ($pb bytes)" \
+        grep -q "\"write replies\".*\"bytes\":$pb}" "$T"
 fi
 
 # ---- a file that cannot be written ------------------------------------------

@@ -25,6 +25,7 @@
 /* How long one connection may answer buffered requests before its
  * worker's other connections get their turn (memcached's -R, by time). */
 #define ECONN_SLICE_NS  (200 * 1000)
+#define ECONN_TRACE_POLL_US 5000    /* TRACE STOP: the file asked after */
 
 static const struct timeval *timeout_of(long seconds, struct timeval *tv)
 {
@@ -246,12 +247,17 @@ static void settle(struct econn *c, int more)
         wait_timer(c);
     } else if (more || session_waiting(s) != SESSION_RUNS) {
         static const struct timeval now = { 0, 0 };
+        static const struct timeval poll = { 0, ECONN_TRACE_POLL_US };
         read_off(c);
         /* The worker's other clients first, then the rest. A timer, not
          * event_active: an active event would run again in this same
          * pass of the loop, before the loop polls the sockets; an expired
-         * timer waits for the next pass, after the poll. */
-        event_add(c->more, &now);
+         * timer waits for the next pass, after the poll. TRACE STOP's
+         * file is asked after every few milliseconds instead: a waiter
+         * list the writer would wake, and a closing connection leave,
+         * is not worth it for an operator's request. */
+        event_add(c->more, session_waiting(s) == SESSION_WAITS_TRACE
+                           ? &poll : &now);
     } else {
         read_on(c);
     }

@@ -114,7 +114,7 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
 
     srv_on_event_loop = 1;
-    if (trace_enabled()) {
+    if (trace_configured()) {          /* a window may start later */
         char name[32];
         snprintf(name, sizeof(name), "worker %d", (int)(w - workers) + 1);
         trace_thread_name(name);

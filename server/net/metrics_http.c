@@ -15,12 +15,21 @@
  * or the last STATS RESET, which Prometheus takes for a counter reset.
  * The summaries' quantiles cover the same span, not a sliding window.
  * Nothing in it names a person: no name, no SSN, only counts and times.
+ *
+ * With --password-file, a scrape must carry the password, as Prometheus
+ * sends it: "Authorization: Basic" (basic_auth, any user name) or
+ * "Authorization: Bearer" (authorization, credentials). It is checked as
+ * AUTH checks it (server_password_ok: digests compared in constant time);
+ * anything else gets 401 and a challenge, logged at most once a second.
  */
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
 #include <event2/http.h>
@@ -36,8 +45,13 @@
 
 #define HTTP_TIMEOUT_S      10      /* a scraper that sends nothing */
 #define HTTP_MAX_HEADERS    8192    /* a GET needs far less */
+#define HTTP_AUTH_MAX       512     /* the longest credentials decoded */
+#define HTTP_REALM          "Basic realm=\"ssnserver\""
 
 static struct event_base *base;
+static struct digest *auth_digest;     /* the HTTP thread's, for
+                                           server_password_ok */
+static struct log_ratelimit refused_log = LOG_RATELIMIT_INIT(1000);
 static struct evhttp *http;
 static pthread_t thread;
 static int running;
@@ -227,6 +241,96 @@ int metrics_http_write(struct evbuffer *b)
     return 0;
 }
 
+/* ---- the password -------------------------------------------------------- */
+
+/* After "SCHEME " (any case, any run of spaces) in header h, or NULL. */
+static const char *after_scheme(const char *h, const char *scheme)
+{
+    size_t n = strlen(scheme);
+
+    if (strncasecmp(h, scheme, n) != 0 || h[n] != ' ')
+        return NULL;
+    for (h += n; *h == ' '; h++)
+        ;
+    return h;
+}
+
+/* Basic's base64 "user:password" decoded into buf; the password's length
+ * (from *secret), or -1. */
+static int basic_password(const char *b64, unsigned char *buf, size_t cap,
+                          const char **secret)
+{
+    size_t len = strlen(b64), pad = 0;
+    int n;
+
+    while (len > 0 && b64[len - 1] == ' ')
+        len--;
+    if (len == 0 || len % 4 || len / 4 * 3 > cap)
+        return -1;
+    n = EVP_DecodeBlock(buf, (const unsigned char *)b64, (int)len);
+    pad = (b64[len - 1] == '=') + (b64[len - 2] == '=');
+    if (n < 0 || (size_t)n < pad)
+        return -1;
+    n -= (int)pad;
+    unsigned char *colon = memchr(buf, ':', (size_t)n);
+    if (!colon)
+        return -1;
+    *secret = (const char *)colon + 1;
+    return (int)(buf + n - (colon + 1));
+}
+
+/* 1 when req carries the password (or none is needed). */
+static int authorized(struct evhttp_request *req)
+{
+    const char *h, *cred, *secret = NULL;
+    unsigned char buf[HTTP_AUTH_MAX];
+    int len = -1, ok;
+
+    if (!srv.auth_required)
+        return 1;
+    h = evhttp_find_header(evhttp_request_get_input_headers(req),
+                           "Authorization");
+    if (!h || !auth_digest)
+        return 0;
+    if ((cred = after_scheme(h, "Basic")))
+        len = basic_password(cred, buf, sizeof(buf), &secret);
+    else if ((cred = after_scheme(h, "Bearer"))) {
+        secret = cred;
+        for (len = (int)strlen(cred); len > 0 && cred[len - 1] == ' '; len--)
+            ;
+    }
+    ok = len >= 0 && server_password_ok(auth_digest, secret, (size_t)len);
+    OPENSSL_cleanse(buf, sizeof(buf));
+    return ok;
+}
+
+static void refuse(struct evhttp_request *req)
+{
+    struct evhttp_connection *conn = evhttp_request_get_connection(req);
+    const char *host = "?";
+    ev_uint16_t port = 0;
+
+    if (conn)
+        evhttp_connection_get_peer(conn, (char **)&host, &port);
+    log_ratelimited(&refused_log, LOG_LEVEL_WARN, "/metrics: refused a "
+                    "request without the right password from %s:%u", host,
+                    (unsigned)port);
+    /* evhttp_send_error would drop the challenge: it clears the
+     * headers. The body is a constant: nothing of the request echoed. */
+    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
+    struct evbuffer *b = evbuffer_new();
+
+    evhttp_add_header(h, "WWW-Authenticate", HTTP_REALM);
+    evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
+    evhttp_add_header(h, "Connection", "close");
+    if (b)
+        evbuffer_add_printf(b, "401 Unauthorized: /metrics needs the "
+                            "server's password (Basic or Bearer)\n");
+    evhttp_send_reply(req, 401, "Unauthorized", b);
+    if (b)
+        evbuffer_free(b);
+}
+
 /* ---- the HTTP side ------------------------------------------------------- */
 
 static void request_cb(struct evhttp_request *req, void *arg)
@@ -238,6 +342,10 @@ static void request_cb(struct evhttp_request *req, void *arg)
 
     if (!path || strcmp(path, "/metrics") != 0) {
         evhttp_send_error(req, HTTP_NOTFOUND, "Not Found (try /metrics)");
+        return;
+    }
+    if (!authorized(req)) {
+        refuse(req);
         return;
     }
     b = evbuffer_new();
@@ -300,7 +408,9 @@ int metrics_http_start(void)
         return -1;
     base = event_base_new();
     http = base ? evhttp_new(base) : NULL;
-    if (!http || !evhttp_accept_socket_with_handle(http, fd)) {
+    auth_digest = digest_new();
+    if (!http || !auth_digest ||
+        !evhttp_accept_socket_with_handle(http, fd)) {
         fprintf(stderr, "ssnserver: --metrics-port: cannot start the HTTP "
                 "server\n");
         evutil_closesocket(fd);
@@ -335,6 +445,9 @@ void metrics_http_stop(void)
         evhttp_free(http);              /* closes the socket */
     if (base)
         event_base_free(base);
+    if (auth_digest)
+        digest_free(auth_digest);
     http = NULL;
     base = NULL;
+    auth_digest = NULL;
 }

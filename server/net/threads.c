@@ -176,7 +176,7 @@ static void *session_thread(void *arg)
 {
     struct conn *c = arg;
 
-    if (trace_enabled()) {
+    if (trace_configured()) {          /* a window may start later */
         char name[32];
         snprintf(name, sizeof(name), "client %lu",
                  atomic_fetch_add(&sessions_traced, 1) + 1);
