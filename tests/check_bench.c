@@ -56,6 +56,39 @@ START_TEST(test_bench_build)
 }
 END_TEST
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* --new-keys: the first 2^16 new keys are all different, above the base,
+ * not in order, and each fits a key (BENCH_KEY_MAX) at the largest base. */
+START_TEST(test_bench_new_keys)
+{
+    enum { N = 1 << 16 };
+    uint64_t *keys = malloc(N * sizeof(*keys)), rises = 0;
+    char k[BENCH_KEY_MAX];
+
+    ck_assert_ptr_nonnull(keys);
+    for (uint64_t i = 0; i < N; i++) {
+        keys[i] = bench_new_key(1000, i);
+        ck_assert_uint_ge(keys[i], 1000);
+        ck_assert_uint_lt(keys[i] - 1000, BENCH_NEW_KEYS);
+        rises += i > 0 && keys[i] > keys[i - 1];
+    }
+    ck_assert_uint_gt(rises, N / 4);        /* scrambled, not a staircase */
+    ck_assert_uint_lt(rises, 3 * N / 4);
+    qsort(keys, N, sizeof(*keys), cmp_u64);
+    for (uint64_t i = 1; i < N; i++)
+        ck_assert_msg(keys[i] != keys[i - 1], "key %llu twice",
+                      (unsigned long long)keys[i]);
+    free(keys);
+    uint64_t top = bench_new_key(1000000000ull, BENCH_NEW_KEYS - 1);
+    ck_assert_uint_lt(bench_key(top, k), BENCH_KEY_MAX);
+}
+END_TEST
+
 /* One reply case: the request it answers, the bytes, and what it is. */
 struct rcase {
     const struct bench_dialect *d;
@@ -396,6 +429,7 @@ static Suite *bench_suite(void)
     Suite *s = suite_create("bench");
     TCase *dialects = tcase_create("dialects");
     tcase_add_test(dialects, test_bench_build);
+    tcase_add_test(dialects, test_bench_new_keys);
     tcase_add_test(dialects, test_bench_parse_whole);
     tcase_add_test(dialects, test_bench_parse_bad);
     tcase_add_test(dialects, test_bench_parse_line_limit);

@@ -193,18 +193,24 @@ rc=$?
 check "fsync-rate refuses a bad value (exit 2)" test "$rc" = 2
 
 # ---- bench-compare --self-test --------------------------------------------
-# ssnserver (--io events and --io threads) and the echo floor only, one
-# 1-second cell each, no Redis or memcached: every server answered at a real
-# rate with its CPU measured, and each was stopped. About 5 s.
+# ssnserver (--io events and --io threads) and the echo floor only, two
+# half-second cells each (inserts of new keys, and the 1:8:1 mix) from one
+# client thread, no Redis or memcached: every server answered at a real
+# rate with its CPU measured, no insert was refused, and each was stopped.
+# About 12 runs of a second or two.
 out=$tmp/compare.txt
 if BIN=$BIN tools/bench-compare --self-test >"$out" 2>&1; then
     ok "bench-compare --self-test exits 0"
 else
     fail "bench-compare --self-test exits 0"; cat "$out"
 fi
-for s in ssn-events ssn-threads ssn-thr-batch32 ssn-thr-unfair echo echo-threads; do
-    check "bench-compare table has row $s" \
-        has "$out" "^mix +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
+check "bench-compare prints the table of one client thread" \
+    has "$out" "^ssn-bench -t 1 \(1 client thread\):$"
+for w in insert mix; do
+    for s in ssn-events ssn-threads ssn-thr-batch32 ssn-thr-unfair echo echo-threads; do
+        check "bench-compare table has row $w $s" \
+            has "$out" "^$w +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
+    done
 done
 
 [ "$fails" -eq 0 ] && echo "bench smoke: all passed" || echo "bench smoke: $fails failed"

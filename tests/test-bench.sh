@@ -3,9 +3,9 @@
 # port 0 in both --io threads and --io events: exact request and reply
 # counts under -P 1 and -P 16 for each mix, and the reply kinds checked
 # against the server's own COUNT (after a run, COUNT = COUNT before +
-# stored - deleted); --duration 1 ends in 1 to 1.5 s; the percentiles are
-# ordered and printed with three significant digits; AUTH; a server that
-# turns connections away. Against bench-fake (client/bench/bench_fake.c, a
+# stored - deleted; with --new-keys no ADD is refused); --duration 1 ends
+# in 1 to 1.5 s; the percentiles are ordered and printed with three
+# significant digits; AUTH; a server that turns connections away. Against bench-fake (client/bench/bench_fake.c, a
 # stand-in Redis or memcached): exact counts for the redis and memcache
 # dialects, replies cut into 1..7-byte pieces, and a reply too many or a
 # connection closed early failing the run. Bad arguments: exit 2 and one
@@ -131,6 +131,18 @@ mixes() {
                 "$COUNT" "$(( before + ${R[stored]:-0} - ${R[deleted]:-0} ))"
         done
     done
+    # --new-keys: every ADD a real insert, on two threads at once, even
+    # after a preload of the key space.
+    server_count
+    before=$COUNT
+    run_csv -p "$SRV_PORT" -c 4 -t 2 -P 16 -n 2000 --mix 1:1:0 --keys 300 \
+        --new-keys
+    exact "$io --new-keys" 2000
+    expect_eq "$io --new-keys: no ADD refused, the CSV says new_keys" \
+        "${R[exists]-} ${R[new_keys]-}" "0 1"
+    server_count
+    expect_eq "$io --new-keys: COUNT = before + stored" \
+        "$COUNT" "$(( before + ${R[stored]:-0} ))"
     close_conn "$CONN"
 }
 

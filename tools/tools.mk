@@ -67,9 +67,10 @@ PROGRAMS += $(BIN)/bench-echo
 # make bench-compare: ssnserver-buffered (--io events and --io threads)
 # against Redis and memcached (installed if missing, as comparison peers
 # only; never build dependencies) and the echo floor, with the same
-# ssn-bench workloads; one table, build/bench/compare.csv and
-# build/bench/compare.png (tools/bench-compare, docs/PERFORMANCE.md).
-# About 2.5 minutes. Not part of make check.
+# ssn-bench workloads, from one client thread and from two; a table for
+# each, build/bench/compare.csv and build/bench/compare.png
+# (tools/bench-compare, docs/PERFORMANCE.md). About 12 minutes. Not part
+# of make check.
 .PHONY: bench-compare
 bench-compare: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/bench-echo
 	@BIN=$(BIN) BUILD=$(BUILD) tools/bench-compare

@@ -17,6 +17,8 @@
  * Key k is the person "f<k> L<k>" in every dialect: ssn ADDs first f<k>,
  * last L<k>; Redis and memcached store key "L<k>:f<k>" with a 30-byte value
  * that names k (bench_value), so a reply to the wrong request is caught.
+ * With --new-keys every ADD of the timed run names a key no request of the
+ * run has named before (bench_new_key): a real insert in every dialect.
  */
 #ifndef SSN_CLIENT_BENCH_H
 #define SSN_CLIENT_BENCH_H
@@ -94,6 +96,13 @@ size_t bench_key(uint64_t k, char *buf);
 /* Key k's value, BENCH_VALUE_LEN bytes, no NUL: "v<k>" padded with '-'. */
 void bench_value(uint64_t k, char *buf);
 
+/* The i-th new key of a run: base + a scrambled i, a bijection of
+ * 0..BENCH_NEW_KEYS-1 (so no two i give the same key, and consecutive i
+ * land far apart in the key order, as random inserts do). i must be below
+ * BENCH_NEW_KEYS. */
+#define BENCH_NEW_KEYS    (1ull << 32)  /* new keys a run can draw */
+uint64_t bench_new_key(uint64_t base, uint64_t i);
+
 /* Helpers the dialects share (bench_dialect.c). */
 
 /* The line at buf[0..len): its length without "\r\n" or "\n" in *linelen,
@@ -131,6 +140,8 @@ struct bench_config {
     unsigned connections, threads, pipeline;
     unsigned mix[BENCH_OPS];    /* ADD:FIND:DELETE weights */
     uint64_t keys, preload;
+    int new_keys;               /* --new-keys: ADDs insert keys from
+                                 * max(keys, preload) up */
     uint64_t requests;          /* -n; 0 under --duration */
     double duration_s;          /* --duration; 0 under -n */
 };

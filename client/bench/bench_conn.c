@@ -63,19 +63,37 @@ static int conn_may_send(const struct bench_conn *c)
     return 0;
 }
 
-/* The next request of the phase; takes it from the budget or the keys. */
-static void conn_next(struct bench_conn *c, struct bench_req *rq)
+/* A new key for an ADD (--new-keys): the workers draw numbers i * nw + id
+ * in turn, so no two requests of the run ever name the same one. Returns
+ * 0, or -1 when the run has used them all. */
+static int conn_new_key(struct bench_conn *c, uint64_t *key)
+{
+    struct bench_worker *w = c->w;
+    const struct bench_plan *p = w->p;
+    uint64_t i = w->new_keys * w->set->nw + w->id;
+
+    if (i >= BENCH_NEW_KEYS)
+        return conn_fail(c, "--new-keys: all %llu new keys are used",
+                         (unsigned long long)BENCH_NEW_KEYS);
+    w->new_keys++;
+    *key = bench_new_key(p->keys > p->preload ? p->keys : p->preload, i);
+    return 0;
+}
+
+/* The next request of the phase; takes it from the budget or the keys.
+ * Returns 0 or -1 (failed). */
+static int conn_next(struct bench_conn *c, struct bench_req *rq)
 {
     struct bench_worker *w = c->w;
     rq->key = 0;
     switch (w->phase) {
     case BPH_AUTH:
         rq->op = BOP_AUTH;
-        return;
+        return 0;
     case BPH_PRELOAD:
         rq->op = BOP_ADD;
         rq->key = w->next_key++;
-        return;
+        return 0;
     case BPH_RUN:
         break;
     }
@@ -85,7 +103,10 @@ static void conn_next(struct bench_conn *c, struct bench_req *rq)
     const unsigned *mix = w->p->mix;
     rq->op = pick < mix[0] ? BOP_ADD
              : pick < mix[0] + mix[1] ? BOP_FIND : BOP_DELETE;
+    if (rq->op == BOP_ADD && w->p->new_keys)
+        return conn_new_key(c, &rq->key);
     rq->key = rng_next(&w->rng) % w->p->keys;
+    return 0;
 }
 
 /* Room for one more request in c->out. Returns 0 or -1 (failed). */
@@ -120,7 +141,8 @@ static int conn_fill(struct bench_conn *c, uint64_t now)
         struct bench_req rq;
         if (conn_out_room(c))
             return -1;
-        conn_next(c, &rq);
+        if (conn_next(c, &rq))
+            return -1;
         size_t n = w->p->dialect->build((enum bench_op)rq.op, rq.key,
                                         w->p->password, c->out + c->olen);
         if (n == 0)

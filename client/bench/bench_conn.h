@@ -40,6 +40,9 @@ struct bench_plan {
     unsigned mix[BENCH_OPS];    /* ADD:FIND:DELETE weights, not all 0 */
     uint64_t keys;              /* keys 0..keys-1 */
     uint64_t preload;           /* keys 0..preload-1 added first */
+    int new_keys;               /* BPH_RUN's ADDs take new keys
+                                 * (bench_new_key), from max(keys,
+                                 * preload) up, never one twice */
     uint64_t requests;          /* the timed phase's total; 0: --duration */
     uint64_t duration_ns;       /* the timed phase's length; 0: -n */
     const char *password;       /* for BPH_AUTH */

@@ -65,6 +65,8 @@ struct bench_worker {
     uint64_t budget;            /* requests left to send (BPH_RUN);
                                  * UINT64_MAX under --duration */
     uint64_t next_key, end_key; /* keys left to add (BPH_PRELOAD) */
+    uint64_t new_keys;          /* new keys this worker drew (--new-keys):
+                                 * its i-th is number i * nw + id */
     uint64_t deadline_ns;       /* BPH_RUN under --duration; else 0 */
     uint64_t rng;               /* xorshift64* state */
     unsigned mix_total;

@@ -52,6 +52,19 @@ void bench_value(uint64_t k, char *buf)
     memcpy(buf, tmp, (size_t)n);
 }
 
+uint64_t bench_new_key(uint64_t base, uint64_t i)
+{
+    /* Chris Wellons' lowbias32: each step (xor with a right shift, times an
+     * odd number, modulo 2^32) can be undone, so the whole is a bijection. */
+    uint32_t x = (uint32_t)i;
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return base + x;
+}
+
 long bench_line(const char *buf, size_t len, size_t *linelen, char *err,
                 size_t errlen)
 {

@@ -36,6 +36,12 @@ static void usage(FILE *f)
 "                          add=1,find=8,delete=1 (the default), or A:F:D\n"
 "      --keys K            the key space: keys 0..K-1 (default 100000)\n"
 "      --preload N         add keys 0..N-1 first, pipelined and untimed\n"
+"      --new-keys          every ADD of the timed run names a key no request\n"
+"                          of the run named before (from max(K, N) up, in a\n"
+"                          scrambled order): a real insert, a SET of a new\n"
+"                          key for Redis and memcached. Without it an ADD\n"
+"                          draws from 0..K-1 and, once the key is there, is\n"
+"                          refused (ssn) or overwrites (Redis, memcached)\n"
 "      --password-file FILE\n"
 "                          send 'AUTH password' first, the password being the\n"
 "                          first line of FILE (ssn and redis dialects)\n"
@@ -170,6 +176,7 @@ static const char *parse_opt(struct bench_args *a, int c, const char *arg)
             return "the process ID of a running process";
         a->server_pid = (long)v;
         return NULL;
+    case 'N': p->new_keys = 1; return NULL;
     case 'J': a->json = 1; return NULL;
     case 'C': a->csv = 1; return NULL;
     }
@@ -192,6 +199,7 @@ static int parse_options(struct bench_args *a, int argc, char **argv)
         { "mix", required_argument, NULL, 'm' },
         { "keys", required_argument, NULL, 'k' },
         { "preload", required_argument, NULL, 'L' },
+        { "new-keys", no_argument, NULL, 'N' },
         { "password-file", required_argument, NULL, 'A' },
         { "server-pid", required_argument, NULL, 'S' },
         { "json", no_argument, NULL, 'J' },
@@ -280,7 +288,8 @@ int bench_args_parse(struct bench_args *a, int argc, char **argv)
         .dialect = p->dialect->name, .host = p->host, .port = p->port,
         .connections = p->conns, .threads = p->threads,
         .pipeline = p->pipeline, .mix = { p->mix[0], p->mix[1], p->mix[2] },
-        .keys = p->keys, .preload = p->preload, .requests = p->requests,
+        .keys = p->keys, .preload = p->preload, .new_keys = p->new_keys,
+        .requests = p->requests,
         .duration_s = a->cf.duration_s,
     };
     return 0;

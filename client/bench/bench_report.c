@@ -100,6 +100,10 @@ static void text_workload(FILE *f, const struct bench_config *cf)
     if (cf->preload)
         fprintf(f, "           keys 0 to %llu added first, untimed\n",
                 (unsigned long long)cf->preload - 1);
+    if (cf->new_keys)
+        fprintf(f, "           every ADD names a new key (from %llu up, "
+                "each once)\n", (unsigned long long)(cf->keys > cf->preload
+                ? cf->keys : cf->preload));
 }
 
 /* The server's store lock during the run, beside the latencies: how
@@ -183,12 +187,13 @@ void bench_report_json(FILE *f, const struct bench_config *cf,
     json_write_str(f, cf->host);
     fprintf(f, ",\"port\":%s,\"connections\":%u,\"threads\":%u,"
             "\"pipeline\":%u,\"mix\":\"%u:%u:%u\",\"keys\":%llu,"
-            "\"preload\":%llu,\"requests_asked\":%llu,\"duration_s\":%g,"
+            "\"preload\":%llu,\"new_keys\":%s,\"requests_asked\":%llu,"
+            "\"duration_s\":%g,"
             "\"requests\":%llu,\"replies\":%llu,\"seconds\":%.3f,"
             "\"requests_per_s\":%.0f,\"interrupted\":%s,\"replies_by_kind\":{",
             cf->port, cf->connections, cf->threads, cf->pipeline,
             cf->mix[0], cf->mix[1], cf->mix[2], (unsigned long long)cf->keys,
-            (unsigned long long)cf->preload,
+            (unsigned long long)cf->preload, cf->new_keys ? "true" : "false",
             (unsigned long long)cf->requests, cf->duration_s,
             (unsigned long long)r->c.sent, (unsigned long long)r->c.replies,
             time_ns_to_s(r->elapsed_ns), per_s(r),
@@ -236,7 +241,7 @@ void bench_report_csv(FILE *f, const struct bench_config *cf,
     for (size_t i = 0; i < NPCTS; i++)
         fprintf(f, ",%s_ms", pcts[i].key);
     fprintf(f, ",server_cpu_us_per_request,lock_acquisitions,lock_contended,"
-            "lock_wait_us,lock_hold_us\n");
+            "lock_wait_us,lock_hold_us,new_keys\n");
 
     fprintf(f, "%s,%u,%u,%u,%u:%u:%u,%llu,%llu,%llu,%llu,%.3f,%.0f,%d",
             cf->dialect, cf->connections, cf->threads, cf->pipeline,
@@ -253,13 +258,14 @@ void bench_report_csv(FILE *f, const struct bench_config *cf,
     fprintf(f, ",%s", r->have_cpu ? hist_fmt3(cpu_per_req(r), a,
                                                    sizeof(a)) : "");
     if (r->lock.known)
-        fprintf(f, ",%llu,%llu,%llu,%llu\n",
+        fprintf(f, ",%llu,%llu,%llu,%llu",
                 (unsigned long long)r->lock.acquisitions,
                 (unsigned long long)r->lock.contended,
                 (unsigned long long)r->lock.wait_us,
                 (unsigned long long)r->lock.hold_us);
     else
-        fprintf(f, ",,,,\n");
+        fprintf(f, ",,,,");
+    fprintf(f, ",%d\n", cf->new_keys);
 }
 
 void bench_progress(FILE *f, uint64_t done, uint64_t elapsed_ns)
