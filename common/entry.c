@@ -153,10 +153,10 @@ int person_cmp(const struct person *a, const struct person *b)
 }
 
 /* Builders for the two line forms below, which run under the store lock
- * for FIND (one per request) and PRINT (one per person). snprintf and its
- * helpers took 2.7% of the server's samples with FIND at 16 in flight
- * (perf record, 2026-11-22 18:07 UTC); these build the same bytes, which
- * tests/check_entry.c checks against printf's. */
+ * for FIND (one per request) and PRINT (one per person): snprintf and its
+ * helpers were a visible part of a FIND profile (docs/PERFORMANCE.md).
+ * These build the same bytes, which tests/check_entry.c checks against
+ * printf's. */
 static char *put_str(char *p, const char *s)
 {
     size_t n = strlen(s);

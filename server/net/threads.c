@@ -23,17 +23,14 @@
 #include "trace.h"
 
 /* Each session thread's stack, set explicitly rather than inherited from
- * ulimit -s (8 MB here): only the pages a thread touches cost memory, but
- * the size bounds what it may ever touch. The deepest a session goes is
- * 17.2 kB from the top of its stack, glibc's thread descriptor and static
- * TLS included (tools/bench-stack-depth: every request kind, STATS's 8 kB
- * block the deepest, PRINT, TREE 64, debug logging, a journal round led
- * by the session, --trace; 2026-11-25); an idle connection after one FIND
- * has touched 8.2 kB. 64 kB leaves more than three times the deepest, and
- * glibc puts the guard page below it. AddressSanitizer's redzones and
- * ThreadSanitizer's shadow frames take several times the stack:
- * sanitized builds get 1 MB (SSN_SANITIZED comes from make asan and make
- * tsan; the compilers' own macros catch other sanitized builds). */
+ * ulimit -s: only the pages a thread touches cost memory, but the size
+ * bounds what it may ever touch. 64 kB is more than three times the
+ * deepest any session goes (tools/bench-stack-depth runs every kind of
+ * request and reads the stacks; docs/PERFORMANCE.md has the figure), and
+ * glibc puts the guard page below it. Sanitizers' redzones and shadow
+ * frames take several times the stack: sanitized builds get 1 MB
+ * (SSN_SANITIZED comes from make asan and make tsan; the compilers' own
+ * macros catch other sanitized builds). */
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
 #define SESSION_STACK_SANITIZED 1
