@@ -7,7 +7,8 @@
 # check passes (and a deliberately corrupted run fails it), every JSON
 # document parses and holds the expected rows, each table has its rows, bench-log wrote exactly the lines
 # asked for and cleaned up, and bench-wakeup reports how many threads it used.
-# Exits 0 when all pass, 1 otherwise. Takes a few seconds.
+# Exits 0 when all pass, 1 otherwise. About a minute, most of it
+# bench-guard.sh --smoke.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BIN=${BIN:-bin}
