@@ -27,7 +27,7 @@
 #   tools/bench-limits/bench-guard.sh [--smoke] [--io 'threads events']
 #       [--part conn,memory,guess,unauth] [--seconds S] [--rss-cap MIB]
 #
-# --smoke runs every part at toy sizes in about 30 s (test-bench-smoke.sh).
+# --smoke runs every part at toy sizes in about 40 s (test-bench-smoke.sh).
 # Every server runs on 127.0.0.1 port 0 and is stopped by its PID
 # (tests/lib/server.sh); the clients are this script's own descriptors and
 # background loops, each bounded by a deadline. Exit status 0 when every
