@@ -7,7 +7,8 @@
 # check passes (and a deliberately corrupted run fails it), every JSON
 # document parses and holds the expected rows, each table has its rows, bench-log wrote exactly the lines
 # asked for and cleaned up, and bench-wakeup reports how many threads it used.
-# Exits 0 when all pass, 1 otherwise. Takes a few seconds.
+# Exits 0 when all pass, 1 otherwise. About a minute, most of it
+# bench-guard.sh --smoke.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BIN=${BIN:-bin}
@@ -210,6 +211,39 @@ for w in insert mix; do
     for s in ssn-events ssn-threads ssn-thr-batch32 ssn-thr-unfair echo echo-threads; do
         check "bench-compare table has row $w $s" \
             has "$out" "^$w +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
+    done
+done
+
+# ---- bench-guard.sh --smoke -------------------------------------------------
+# issue 22's attacks at toy sizes (tools/bench-limits/bench-guard.sh), both
+# I/O models: every row of its table is there with a figure, and the one
+# connection's wrong AUTHs got exactly 3 answers. About 30 s.
+for t in ssnserver-buffered ssnserver-coarse; do
+    [ -x "$BIN/$t" ] || make --no-print-directory -s "$BIN/$t" >/dev/null ||
+        fail "build $t"
+done
+out=$tmp/guard.txt
+if BIN=$BIN tools/bench-limits/bench-guard.sh --smoke >"$out" 2>"$tmp/guard.err"; then
+    ok "bench-guard.sh --smoke exits 0"
+else
+    fail "bench-guard.sh --smoke exits 0"; cat "$out" "$tmp/guard.err"
+fi
+for io in threads events; do
+    check "bench-guard table: $io idle connection's cost" \
+        has "$out" "^\\| conn \\| $io \\| .*\\| [0-9]+ KiB a connection \\|"
+    for b in 1m 0; do
+        check "bench-guard table: $io memory, --max-output-total $b" \
+            has "$out" "^\\| memory \\| $io \\| --max-output-total $b.*\\| peak [0-9.]+ MiB above base"
+    done
+    check "bench-guard table: $io one connection, 3 answers" \
+        has "$out" "^\\| guess \\| $io \\| one connection.*: 3 answered"
+    for k in '3 wrong AUTHs each' 'one wrong AUTH each'; do
+        check "bench-guard table: $io guessers, $k" \
+            has "$out" "^\\| guess \\| $io \\| [0-9]+ connections of one address, $k.*\\| [0-9]+ guesses/s"
+    done
+    for m in coarse buffered; do
+        check "bench-guard table: $io $m admits the password among the unauthenticated" \
+            has "$out" "^\\| unauth \\| $io \\| $m, 64 idle.*\\| AUTH: OK after [0-9]+ ms; COUNT: [0-9]+ ms"
     done
 done
 
