@@ -4,7 +4,9 @@
  * A wrong guess is answered only after a delay that doubles with each
  * failure on the connection (AUTH_DELAY_FIRST_MS, capped at
  * AUTH_DELAY_MAX_MS), and after AUTH_MAX_FAILURES the connection is
- * closed: one connection tries at most that many passwords, slowly. A
+ * closed: one connection tries at most that many passwords, slowly. Once
+ * an address has failed a few times, every AUTH answer from it waits,
+ * right or wrong (auth_source.h), so hanging up early gains nothing. A
  * thread-per-connection session sleeps (no lock held: AUTH ends any
  * batch first, and coarse's session lock is not taken before AUTH); an
  * event worker never sleeps: the request waits (session_waiting) and the
@@ -19,6 +21,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include "auth_source.h"
 #include "commands.h"
 #include "lockmode.h"
 #include "log.h"
@@ -73,13 +76,31 @@ static int admitted(struct session *s)
     return 0;
 }
 
-static int failed(struct session *s)
+/* The answer, once its wait is over. */
+static int answer(struct session *s)
 {
-    uint64_t until = time_now_ns() + delay_ns(++s->auth_failures);
+    if (s->auth_right)
+        return admitted(s);
+    refuse(s);
+    return 0;
+}
 
+/* A wrong guess: counted, logged (at most a line a second per address),
+ * and charged to the connection and to its address. */
+static uint64_t failed(struct session *s, uint64_t now)
+{
     atomic_fetch_add(&srv.auth_failures, 1);
     log_source(LOG_LEVEL_WARN, s->peer, "authentication failed from %s",
                s->peer);
+    auth_source_failed(s->peer, now);
+    return delay_ns(++s->auth_failures);
+}
+
+/* Waits until `until`, then answers: a thread sleeps (no lock held: AUTH
+ * ended any batch, and coarse's session lock comes after AUTH); an event
+ * loop's request waits for the clock (SESSION_WAITS_TIMER). */
+static int answer_at(struct session *s, uint64_t until)
+{
     if (s->io.never_waits) {
         s->wait_kind = SESSION_WAITS_TIMER;
         s->wait_until = until;
@@ -92,18 +113,27 @@ static int failed(struct session *s)
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
            EINTR)
         ;
-    refuse(s);
-    return 0;
+    return answer(s);
 }
 
+/* Right or wrong, the answer waits as long as the address's failures say
+ * (auth_source.h), so that a guesser gains nothing by hanging up when an
+ * answer is late; a wrong one waits at least its connection's delay. */
 int cmd_auth(struct session *s, const char *secret, size_t len)
 {
+    uint64_t now = time_now_ns(), wait;
+
     if (!srv.auth_required) {
         reply_puts(s, "Error: no password is set\n");
         return 0;
     }
-    return server_password_ok(s->digest, secret, len) ? admitted(s)
-                                                        : failed(s);
+    wait = auth_source_delay(s->peer, now);
+    s->auth_right = server_password_ok(s->digest, secret, len);
+    if (!s->auth_right) {
+        uint64_t own = failed(s, now);
+        wait = own > wait ? own : wait;
+    }
+    return wait ? answer_at(s, now + wait) : answer(s);
 }
 
 int cmd_auth_resume(struct session *s)
@@ -111,9 +141,8 @@ int cmd_auth_resume(struct session *s)
     if (s->wait_kind == SESSION_WAITS_TIMER) {
         if (time_now_ns() < s->wait_until)
             return CMD_WAITS;
-        refuse(s);
-    } else {
-        reply_puts(s, PROTO_OK_LINE);                    /* admitted: the driver began it */
+        return answer(s);
     }
+    reply_puts(s, PROTO_OK_LINE);       /* admitted: the driver began it */
     return 0;
 }

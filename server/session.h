@@ -86,6 +86,7 @@ struct session {
     int authed;                 /* AUTH succeeded, or no password is set */
     int begun;                  /* the policy's session_begin ran */
     int auth_failures;          /* wrong AUTHs on this connection */
+    int auth_right;             /* the AUTH waiting to be answered was */
     char peer[64];              /* the client's address, for the log */
     struct telnet tn;           /* telnet commands taken out of the input */
     struct linereader in;       /* bytes received, split into requests */

@@ -8,7 +8,9 @@
 #      (--max-output-total; without it the same attack passes the bound);
 #   2. guessing: pipelined wrong AUTHs on one connection are answered
 #      slowly (250, 500, 1000 ms) and the connection is closed after 3,
-#      while an event worker's other client is answered at once;
+#      while an event worker's other client is answered at once; once an
+#      address has failed a few times, the right password waits too, so
+#      hanging up on a late answer tells a guesser nothing;
 #   3. the log: wrong AUTHs from many connections of one address write
 #      about one line a second, the rest counted (log_lines_suppressed);
 #   4. unauthenticated connections: with 1,024 of them open, a client with
@@ -146,6 +148,39 @@ case_guesses() {
     stop_server "$SRV_PID"
 }
 
+# A guesser that hangs up when an answer is late (a right password was
+# answered at once, a wrong one late) must learn nothing: once an address
+# has failed more than a few times, the right password from it waits too.
+case_source_penalty() {
+    local io=$1 fds=() fd i t0
+    start_server buffered --io "$io" --password-file "$PWFILE" || return
+    open_conn "$SRV_PORT"; fd=$CONN
+    mark t0
+    send_line "$fd" "AUTH $PW"
+    read_line "$fd" 3; ms_since "$t0"
+    check "penalty $io: a fresh address's right password is answered at once (${MS} ms)" \
+        test "$LINE" = OK -a "$MS" -lt 200
+    close_conn "$fd"
+    # Eight guesses, one per connection, each abandoned after 20 ms.
+    for ((i = 0; i < 8; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" || break
+        printf 'AUTH guess%d\n' "$i" >&"$fd"
+        fds+=("$fd")
+    done
+    sleep 0.05
+    for fd in "${fds[@]}"; do close_conn "$fd"; done
+    open_conn "$SRV_PORT"; fd=$CONN
+    mark t0
+    send_line "$fd" "AUTH $PW"
+    read_line "$fd" 3; ms_since "$t0"
+    expect_eq "penalty $io: after 8 abandoned guesses the right password still works" \
+        "$LINE" OK
+    check "penalty $io: ... but its answer waits like a wrong one's (${MS} ms >= 200)" \
+        test "$MS" -ge 200
+    close_conn "$fd"
+    stop_server "$SRV_PID"
+}
+
 # ---- 3. the log ------------------------------------------------------------
 
 case_log_flood() {
@@ -268,6 +303,7 @@ case_grace() {
 for io in threads events; do
     case_budget "$io" 8m
     case_guesses "$io"
+    case_source_penalty "$io"
     case_unauth_cap "$io"
     for m in serial coarse; do case_admission "$m" "$io"; done
     case_grace "$io"
