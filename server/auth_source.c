@@ -5,6 +5,7 @@
 #include <string.h>
 #include "auth_source.h"
 #include "commands.h"
+#include "source.h"
 #include "timeutil.h"
 
 struct source_score {
@@ -15,16 +16,9 @@ struct source_score {
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct source_score slots[AUTH_SOURCE_SLOTS];   /* by slots_lock */
 
-/* The slot of peer's address: FNV-1a over it, without ":port". */
 static struct source_score *slot_of(const char *peer)
 {
-    const char *colon = strrchr(peer, ':');
-    size_t n = colon ? (size_t)(colon - peer) : strlen(peer);
-    uint32_t h = 2166136261u;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)peer[i]) * 16777619u;
-    return &slots[h % AUTH_SOURCE_SLOTS];
+    return &slots[source_hash(peer) % AUTH_SOURCE_SLOTS];
 }
 
 /* Halves the score once per half-life gone by; slots_lock held. */

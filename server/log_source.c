@@ -9,6 +9,7 @@
 #include <string.h>
 #include "log.h"
 #include "log_source.h"
+#include "source.h"
 #include "timeutil.h"
 
 #define SOURCE_KEY 48           /* an IPv6 address in brackets, with NUL */
@@ -38,22 +39,13 @@ static void source_key(const char *peer, char *key)
     key[n] = '\0';
 }
 
-static uint32_t hash_key(const char *key)
-{
-    uint32_t h = 2166136261u;                   /* FNV-1a */
-
-    for (; *key; key++)
-        h = (h ^ (unsigned char)*key) * 16777619u;
-    return h;
-}
-
 /* May this source log now? 1 with *was_held its count of lines held back
  * (reset); 0 when held back (counted). Another source hashing to the same
  * slot takes it over: at worst one extra line a second, never fewer. */
 static int may_log(const char *key, long *was_held)
 {
     uint64_t now = time_now_ns() / TIME_NS_PER_SEC;
-    struct source_slot *sl = &slots[hash_key(key) % LOG_SOURCE_SLOTS];
+    struct source_slot *sl = &slots[source_hash(key) % LOG_SOURCE_SLOTS];
     int ok;
 
     pthread_mutex_lock(&source_lock);

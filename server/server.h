@@ -88,6 +88,7 @@ struct conn {
     char peer[SSN_PEER_MAX];    /* the client's address, for the log */
     struct session *session;
     uint64_t born;              /* time_now_ns() when registered */
+    uint32_t source;            /* its address's slot (conns.c) */
     atomic_size_t held;         /* reply bytes held for it (budget.h) */
     atomic_int authed;          /* AUTH succeeded, or none is needed */
     atomic_int dropped;         /* an enum conn_dropped */

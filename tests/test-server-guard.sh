@@ -259,6 +259,46 @@ case_unauth_cap() {
     stop_server "$SRV_PID"
 }
 
+# A flood of unauthenticated connections from one address pushes out its
+# own, not the oldest of another address: a client of 127.0.0.1 connected
+# before 300 from 127.0.0.2 (python3 binds the source) still gets in.
+case_unauth_fair() {
+    local io=$1 keep flood
+    if ! command -v python3 >/dev/null; then
+        not_ok "unauth fair $io: python3 (to connect from 127.0.0.2)"
+        return
+    fi
+    start_server buffered --io "$io" --password-file "$PWFILE" || return
+    authed "$SRV_PORT" || { not_ok "unauth fair $io: AUTH"; return; }
+    local ctl=$CONN
+    open_conn "$SRV_PORT"; keep=$CONN
+    timeout 20 python3 -c '
+import socket, sys, time
+held = []
+for i in range(300):
+    s = socket.socket()
+    s.bind(("127.0.0.2", 0))
+    s.connect(("127.0.0.1", int(sys.argv[1])))
+    held.append(s)
+time.sleep(4)' "$SRV_PORT" &
+    flood=$!
+    for ((i = 0; i < 50; i++)); do
+        stats_fd "$ctl" clients_unauth_dropped
+        (( ${STAT:-0} >= 44 )) && break
+        sleep 0.1
+    done
+    check "unauth fair $io: the flood's own were dropped (clients_unauth_dropped $STAT)" \
+        test "${STAT:-0}" -ge 44
+    send_line "$keep" "AUTH $PW"
+    read_line "$keep" 5
+    expect_eq "unauth fair $io: the oldest connection, of another address, survives 300 from 127.0.0.2" \
+        "$LINE" OK
+    wait "$flood"
+    close_conn "$keep"
+    close_conn "$ctl"
+    stop_server "$SRV_PID"
+}
+
 # serial and coarse: one connection idles before AUTH; others are served.
 case_admission() {
     local mode=$1 io=$2 idle
@@ -305,6 +345,7 @@ for io in threads events; do
     case_guesses "$io"
     case_source_penalty "$io"
     case_unauth_cap "$io"
+    case_unauth_fair "$io"
     for m in serial coarse; do case_admission "$m" "$io"; done
     case_grace "$io"
 done

@@ -1,8 +1,8 @@
 /* conns.c -- the registry of live connections (server.h), used for the
  * connection counters, to end every session at shutdown, and to keep
  * connections that have not authenticated second-class: at most
- * --max-unauth of them (the oldest is dropped for a new one) and each for
- * at most --login-grace seconds. conns_lock protects srv.conns and every
+ * --max-unauth of them (for a new one, the oldest of the address that
+ * holds the most is dropped) and each for at most --login-grace seconds. conns_lock protects srv.conns and every
  * conn's prev/next. */
 #include <errno.h>
 #include <sys/socket.h>
@@ -13,16 +13,28 @@
 #include "log_source.h"
 #include "server.h"
 #include "session.h"
+#include "source.h"
 #include "timeutil.h"
+
+/* Unauthenticated connections per source address (by hash slot; two
+ * addresses that collide share one): past --max-unauth, the one to drop
+ * is the oldest of the address holding the most, so a flood from one
+ * address pushes out its own connections, not a client's from elsewhere.
+ * Atomics: changed by each connection's own thread. */
+#define CONNS_SOURCE_SLOTS 4096
+static atomic_int unauth_of_source[CONNS_SOURCE_SLOTS];
 
 void conns_register(struct conn *c)
 {
+    c->source = source_hash(c->peer) % CONNS_SOURCE_SLOTS;
     c->born = time_now_ns();
     atomic_init(&c->held, 0);
     atomic_init(&c->authed, !srv.auth_required);
     atomic_init(&c->dropped, CONN_KEPT);
-    if (srv.auth_required)
+    if (srv.auth_required) {
         atomic_fetch_add(&srv.connections_unauth, 1);
+        atomic_fetch_add(&unauth_of_source[c->source], 1);
+    }
     pthread_mutex_lock(&srv.conns_lock);
     c->prev = NULL;
     c->next = srv.conns;
@@ -55,8 +67,10 @@ void conns_unregister(struct conn *c)
     if (c->next)
         c->next->prev = c->prev;
     atomic_fetch_sub(&srv.connections_current, 1);
-    if (!atomic_load(&c->authed))
+    if (!atomic_load(&c->authed)) {
         atomic_fetch_sub(&srv.connections_unauth, 1);
+        atomic_fetch_sub(&unauth_of_source[c->source], 1);
+    }
     if (!srv.conns)
         pthread_cond_signal(&srv.conns_empty);  /* one waiter: main */
     pthread_mutex_unlock(&srv.conns_lock);
@@ -86,8 +100,10 @@ int conns_wait_empty(long ms)
 
 void conns_authed(struct conn *c)
 {
-    if (!atomic_exchange(&c->authed, 1))
+    if (!atomic_exchange(&c->authed, 1)) {
         atomic_fetch_sub(&srv.connections_unauth, 1);
+        atomic_fetch_sub(&unauth_of_source[c->source], 1);
+    }
 }
 
 void conns_drop_locked(struct conn *c, int why)
@@ -110,6 +126,24 @@ static int waits_for_auth(const struct conn *c)
            atomic_load(&c->dropped) == CONN_KEPT;
 }
 
+/* The connection to drop for room: of those waiting for AUTH, one of the
+ * address that has the most, and of those the oldest (the list is newest
+ * first). conns_lock held. */
+static struct conn *drop_candidate_locked(void)
+{
+    struct conn *pick = NULL;
+    int most = 0;
+
+    for (struct conn *c = srv.conns; c; c = c->next) {
+        int n = atomic_load(&unauth_of_source[c->source]);
+        if (waits_for_auth(c) && n >= most) {
+            most = n;
+            pick = c;
+        }
+    }
+    return pick;
+}
+
 void conns_make_room(void)
 {
     if (!srv.auth_required ||
@@ -117,19 +151,15 @@ void conns_make_room(void)
         return;
     pthread_mutex_lock(&srv.conns_lock);
     /* Those already dropped still count until their threads end them:
-     * count only the ones still waiting. The list is newest first, so the
-     * last one waiting is the oldest. */
+     * count only the ones still waiting. */
     long waiting = 0;
     for (struct conn *c = srv.conns; c; c = c->next)
         waiting += waits_for_auth(c);
     while (waiting-- >= srv.opt.max_unauth) {
-        struct conn *oldest = NULL;
-        for (struct conn *c = srv.conns; c; c = c->next)
-            if (waits_for_auth(c))
-                oldest = c;
-        if (!oldest)
+        struct conn *c = drop_candidate_locked();
+        if (!c)
             break;
-        conns_drop_locked(oldest, CONN_DROPPED_UNAUTH);
+        conns_drop_locked(c, CONN_DROPPED_UNAUTH);
     }
     pthread_mutex_unlock(&srv.conns_lock);
 }
