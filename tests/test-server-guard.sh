@@ -79,7 +79,7 @@ case_budget() {
     base=$(hwm_kb "$SRV_PID")
     bound=$(( base + ${budget%m} * 1024 + 4 * L / 1024 + nconn * 192 ))
     attack "$SRV_PORT" "$nconn" 8
-    sleep $(( SANITIZED ? 10 : 3 ))
+    sleep $(( SANITIZED ? 10 : 2 ))
     peak=$(hwm_kb "$SRV_PID")
     stats_new "$SRV_PORT" clients_reply_budget
     local dropped=$STAT
@@ -293,7 +293,7 @@ time.sleep(4)' "$SRV_PORT" &
     read_line "$keep" 5
     expect_eq "unauth fair $io: the oldest connection, of another address, survives 300 from 127.0.0.2" \
         "$LINE" OK
-    wait "$flood"
+    kill "$flood" 2>/dev/null; wait "$flood" 2>/dev/null
     close_conn "$keep"
     close_conn "$ctl"
     stop_server "$SRV_PID"
