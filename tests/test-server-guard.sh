@@ -272,7 +272,7 @@ case_unauth_fair() {
     authed "$SRV_PORT" || { not_ok "unauth fair $io: AUTH"; return; }
     local ctl=$CONN
     open_conn "$SRV_PORT"; keep=$CONN
-    timeout 20 python3 -c '
+    timeout 30 python3 -c '
 import socket, sys, time
 held = []
 for i in range(300):
@@ -280,9 +280,9 @@ for i in range(300):
     s.bind(("127.0.0.2", 0))
     s.connect(("127.0.0.1", int(sys.argv[1])))
     held.append(s)
-time.sleep(4)' "$SRV_PORT" &
+time.sleep(int(sys.argv[2]))' "$SRV_PORT" $(( SANITIZED ? 25 : 4 )) &
     flood=$!
-    for ((i = 0; i < 50; i++)); do
+    for ((i = 0; i < (SANITIZED ? 200 : 50); i++)); do
         stats_fd "$ctl" clients_unauth_dropped
         (( ${STAT:-0} >= 44 )) && break
         sleep 0.1
