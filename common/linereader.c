@@ -1,6 +1,7 @@
 /* linereader.c -- splitting a byte stream into lines (linereader.h). Bytes
  * arrive through lr_space/lr_commit; lr_next hands out every complete line
  * without copying it. */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,33 @@ void lr_init(struct linereader *lr, size_t max_line)
     lr->start = lr->end = 0;
     lr->discarding = 0;
     lr->overflowed = 0;
+    lr->buf = NULL;
+    lr->dirty = 0;
+}
+
+void lr_attach(struct linereader *lr, char *buf)
+{
+    assert(!lr->buf && lr->start == lr->end);
+    lr->buf = buf;
+    lr->start = lr->end = 0;
+    lr->dirty = 0;
+}
+
+char *lr_detach(struct linereader *lr, size_t *dirty)
+{
+    char *buf = lr->buf;
+
+    assert(lr->start == lr->end);       /* nothing buffered is lost */
+    *dirty = buf ? lr->dirty : 0;
+    lr->buf = NULL;
+    lr->start = lr->end = 0;
+    lr->dirty = 0;
+    return buf;
+}
+
+void lr_drop(struct linereader *lr)
+{
+    lr->start = lr->end = 0;
 }
 
 size_t lr_pending(const struct linereader *lr)
@@ -21,12 +49,13 @@ size_t lr_pending(const struct linereader *lr)
 
 char *lr_space(struct linereader *lr, size_t *room)
 {
+    assert(lr->buf);
     if (lr->start > 0) {                /* slide the unread bytes down */
         memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
         lr->end -= lr->start;
         lr->start = 0;
     }
-    if (lr->end == sizeof(lr->buf) && !memchr(lr->buf, '\n', lr->end)) {
+    if (lr->end == LR_BUF_SIZE && !memchr(lr->buf, '\n', lr->end)) {
         /* A full buffer with no newline: more than any line within the
          * limit, put in without lr_next in between. It is an over-long
          * line; say so, unless
@@ -37,13 +66,15 @@ char *lr_space(struct linereader *lr, size_t *room)
         lr->discarding = 1;
         lr->end = 0;
     }
-    *room = sizeof(lr->buf) - lr->end;
+    *room = LR_BUF_SIZE - lr->end;
     return lr->buf + lr->end;
 }
 
 void lr_commit(struct linereader *lr, size_t n)
 {
     lr->end += n;
+    if (lr->end > lr->dirty)
+        lr->dirty = lr->end;
 }
 
 size_t lr_feed(struct linereader *lr, const void *data, size_t len)
@@ -82,6 +113,8 @@ int lr_next(struct linereader *lr, char **line, size_t *len)
         lr->overflowed = 0;
         return LR_TOOLONG;
     }
+    if (!lr->buf)
+        return LR_AGAIN;                /* nothing can be buffered */
     for (;;) {
         char *p = lr->buf + lr->start;
         size_t avail = lr->end - lr->start;

@@ -7,6 +7,13 @@
  * buffered without a system call, so a caller can answer a whole pipelined
  * batch before it receives again. Lines longer than the limit are reported
  * once and the rest of them discarded, and the stream stays usable.
+ *
+ * The buffer is the owner's, lent with lr_attach and taken back with
+ * lr_detach whenever nothing is buffered, so that an idle connection need
+ * not hold one (a server borrows it from a pool while a request is in
+ * progress, memcached's way). Everything else the reader knows (the limit,
+ * an over-long line being discarded) stays in struct linereader, so a
+ * stream reads the same with or without a detach between its bytes.
  */
 #ifndef SSN_LINEREADER_H
 #define SSN_LINEREADER_H
@@ -30,12 +37,30 @@ struct linereader {
     int discarding;             /* inside an over-long line */
     int overflowed;             /* a full buffer held no newline: report
                                    LR_TOOLONG before anything else */
-    char buf[LR_BUF_SIZE];
+    char *buf;                  /* LR_BUF_SIZE bytes, lent by the owner;
+                                   NULL: none attached */
+    size_t dirty;               /* bytes of buf written since it was
+                                   attached: what a wipe must cover */
 };
 
 /* max_line is capped at LR_MAX_LINE, so that every line within the limit
- * fits in the buffer with its "\r\n". */
+ * fits in the buffer with its "\r\n". No buffer is attached yet. */
 void lr_init(struct linereader *lr, size_t max_line);
+
+/* Lends the reader buf, LR_BUF_SIZE bytes, which it uses until lr_detach.
+ * Only while none is attached. */
+void lr_attach(struct linereader *lr, char *buf);
+
+/* Takes the buffer back: returns it (NULL when none was attached) and, in
+ * *dirty, how many bytes at its start were written since it was attached
+ * (the owner wipes them: they held the client's input). Only while nothing
+ * is buffered (lr_pending is 0); an over-long line being discarded stays
+ * known. The functions below but lr_pending need a buffer attached. */
+char *lr_detach(struct linereader *lr, size_t *dirty);
+
+/* Forgets every byte buffered (the stream ends: its owner is about to
+ * detach and wipe the buffer). */
+void lr_drop(struct linereader *lr);
 
 /* Where the next bytes go: returns a pointer to *room free bytes after the
  * buffered ones. Lines handed out by lr_next are invalid after this call

@@ -1,27 +1,81 @@
-/* outbuf.c -- reply buffering (outbuf.h). */
+/* outbuf.c -- reply buffering (outbuf.h). The buffer moves by copy and
+ * wipe, never by realloc, so no reply's bytes are left in freed memory. */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <openssl/crypto.h>
 #include "outbuf.h"
 
 int ob_init(struct outbuf *ob, size_t initial_cap)
 {
+    ob->buf = NULL;
+    ob->len = ob->cap = ob->dirty = 0;
+    ob->limit = 0;
+    if (initial_cap == 0)
+        return 0;
     ob->buf = malloc(initial_cap);
     if (!ob->buf)
         return -ENOMEM;
-    ob->len = 0;
     ob->cap = initial_cap;
-    ob->limit = 0;
     return 0;
 }
 
 void ob_destroy(struct outbuf *ob)
 {
+    if (ob->buf)
+        OPENSSL_cleanse(ob->buf, ob->dirty);
     free(ob->buf);
     ob->buf = NULL;
-    ob->len = ob->cap = 0;
+    ob->len = ob->cap = ob->dirty = 0;
+}
+
+void ob_attach(struct outbuf *ob, char *buf, size_t cap)
+{
+    assert(!ob->buf && ob->len == 0);
+    ob->buf = buf;
+    ob->cap = cap;
+    ob->dirty = 0;
+}
+
+char *ob_detach(struct outbuf *ob, size_t *cap, size_t *dirty)
+{
+    char *buf = ob->buf;
+
+    assert(ob->len == 0);               /* nothing unsent is lost */
+    *cap = ob->cap;
+    *dirty = ob->dirty;
+    ob->buf = NULL;
+    ob->cap = ob->dirty = 0;
+    return buf;
+}
+
+/* Bytes up to end were written: a wipe covers them. */
+static void mark_dirty(struct outbuf *ob, size_t end)
+{
+    if (end > ob->dirty)
+        ob->dirty = end;
+}
+
+/* Moves the contents to a new buffer of cap bytes and wipes the old one.
+ * Returns 0 or -ENOMEM (the buffer unchanged). */
+static int move_to(struct outbuf *ob, size_t cap)
+{
+    char *p = malloc(cap);
+
+    if (!p)
+        return -ENOMEM;
+    if (ob->buf) {
+        memcpy(p, ob->buf, ob->len);
+        OPENSSL_cleanse(ob->buf, ob->dirty);
+        free(ob->buf);
+    }
+    ob->buf = p;
+    ob->cap = cap;
+    ob->dirty = ob->len;
+    return 0;
 }
 
 int ob_reserve(struct outbuf *ob, size_t more)
@@ -35,12 +89,7 @@ int ob_reserve(struct outbuf *ob, size_t more)
         cap *= 2;
     if (ob->limit && cap > ob->limit)
         cap = ob->limit;
-    char *p = realloc(ob->buf, cap);
-    if (!p)
-        return -ENOMEM;
-    ob->buf = p;
-    ob->cap = cap;
-    return 0;
+    return move_to(ob, cap);
 }
 
 int ob_append(struct outbuf *ob, const void *data, size_t len)
@@ -48,8 +97,11 @@ int ob_append(struct outbuf *ob, const void *data, size_t len)
     int rc = ob_reserve(ob, len);
     if (rc)
         return rc;
+    if (len == 0)
+        return 0;                       /* ob->buf may still be NULL */
     memcpy(ob->buf + ob->len, data, len);
     ob->len += len;
+    mark_dirty(ob, ob->len);
     return 0;
 }
 
@@ -65,7 +117,10 @@ int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
     int n, rc = 0;
 
     va_copy(again, ap);
-    n = vsnprintf(ob->buf + ob->len, ob->cap - ob->len, fmt, ap);
+    size_t room = ob->cap - ob->len;
+    n = vsnprintf(room ? ob->buf + ob->len : NULL, room, fmt, ap);
+    if (n >= 0)                 /* what it wrote, a truncated part too */
+        mark_dirty(ob, ob->len + ((size_t)n < room ? (size_t)n + 1 : room));
     if (n < 0) {
         rc = -EINVAL;
     } else if ((size_t)n >= ob->cap - ob->len) {        /* grow, redo */
@@ -80,8 +135,11 @@ int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
                       again);
         if (aside) {
             memcpy(ob->buf + ob->len, aside, (size_t)n);
+            OPENSSL_cleanse(aside, (size_t)n + 1);
             free(aside);
         }
+        if (rc == 0)
+            mark_dirty(ob, ob->len + (size_t)n + !aside);
     }
     va_end(again);
     if (rc == 0)
@@ -121,9 +179,5 @@ void ob_shrink(struct outbuf *ob, size_t cap)
         cap = ob->len;
     if (cap == 0 || cap >= ob->cap)
         return;
-    char *p = realloc(ob->buf, cap);
-    if (p) {
-        ob->buf = p;
-        ob->cap = cap;
-    }
+    move_to(ob, cap);                   /* as it was if it fails */
 }

@@ -202,11 +202,6 @@ void reply_end(struct session *s)
 
 /* ---- input and output -------------------------------------------------- */
 
-char *session_recv_space(struct session *s, size_t *room)
-{
-    return lr_space(&s->in, room);
-}
-
 /* Before AUTH only AUTH, HELP and QUIT are served. */
 static int needs_auth(const struct session *s, enum proto_cmd cmd)
 {
@@ -390,6 +385,10 @@ int session_input(struct session *s, const void *data, size_t len)
     while (len > 0 && !s->ending) {
         size_t room;
         char *dst = session_recv_space(s, &room);
+        if (!dst) {
+            s->ending = 1;              /* no memory for its buffers */
+            break;
+        }
         size_t n = len < room ? len : room;
 
         memcpy(dst, p, n);

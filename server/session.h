@@ -20,12 +20,21 @@
  *
  * A session is used by one thread at a time. It touches the shared store
  * only through the lock policy's hooks (lockmode.h).
+ *
+ * Its input and reply buffers are borrowed only while a request is in
+ * progress (memcached's rbuf): session_recv_space takes them, and the
+ * driver gives them back with session_release once the input is empty and
+ * every reply sent, so an idle connection holds neither. They come from
+ * the driver's session_pool (an event worker's, its thread's alone), or
+ * from malloc without one, and go back wiped (they held SSNs and
+ * passwords).
  */
 #ifndef SSN_SESSION_H
 #define SSN_SESSION_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include "bufpool.h"
 #include "digest.h"
 #include "entry.h"
 #include "linereader.h"
@@ -39,8 +48,16 @@
 #define SESSION_OUT_SHRINK      (4 * SESSION_OUT_HIGH_WATER)
                                         /* give back a buffer grown past
                                            this once it is sent */
+#define SESSION_POOL_SPARE      64      /* spare buffer pairs a pool keeps */
 
 struct listing;
+
+/* The buffers sessions borrow while a request is in progress: one event
+ * worker's, used by its thread alone (no lock). */
+struct session_pool {
+    struct bufpool line;        /* input: LR_BUF_SIZE bytes each */
+    struct bufpool reply;       /* replies: SESSION_OUT_INITIAL bytes each */
+};
 
 /* The driver's side.
  * send takes all of data for the client (written, or queued by a driver
@@ -89,8 +106,11 @@ struct session {
     int auth_right;             /* the AUTH waiting to be answered was */
     char peer[64];              /* the client's address, for the log */
     struct telnet tn;           /* telnet commands taken out of the input */
-    struct linereader in;       /* bytes received, split into requests */
-    struct outbuf out;          /* replies not yet sent */
+    struct linereader in;       /* bytes received, split into requests;
+                                   its buffer borrowed (session_pool) */
+    struct outbuf out;          /* replies not yet sent; borrowed too */
+    struct session_pool *pool;  /* where in's and out's buffers come from
+                                   and go back to; NULL: malloc and free */
     size_t reply_mark;          /* out.len where the current reply began */
     int reply_failed;           /* -ENOMEM or -ENOBUFS when a part of the
                                    current reply was lost, else 0 */
@@ -154,8 +174,29 @@ int session_begin_nowait(struct session *s, struct store_waiter *w);
 void session_begin_adopt(struct session *s, struct store_waiter *w);
 
 /* Where the driver receives: *room free bytes (never 0 while the session
- * is not ending). Then session_received(s, n) with the count received. */
+ * is not ending). Then session_received(s, n) with the count received.
+ * Borrows the session's buffers if it has given them back; NULL (and
+ * *room 0) when they cannot be had: the driver ends the connection. */
 char *session_recv_space(struct session *s, size_t *room);
+
+/* Takes the input and reply buffers the session does not hold (from its
+ * pool, or malloc). Returns 0 or -ENOMEM (what was had is kept). */
+int session_borrow(struct session *s);
+
+/* Gives both buffers back, wiped, when nothing needs them: no input
+ * buffered, no reply unsent, no request waiting (session_waiting). Returns
+ * 1 when the session holds no buffer now, 0 when it keeps them. Drivers
+ * call it when they go back to waiting for the client. */
+int session_release(struct session *s);
+
+/* Sessions given p borrow from it (on p's thread only); NULL: malloc. */
+void session_set_pool(struct session *s, struct session_pool *p);
+
+/* An empty pool: keeps up to spare buffers of each kind (<=
+ * BUFPOOL_MAX_SPARE). session_pool_destroy frees the spares; every session
+ * using p must have been freed first. */
+void session_pool_init(struct session_pool *p, int spare);
+void session_pool_destroy(struct session_pool *p);
 
 /* n bytes arrived: answers every complete request buffered. Returns 1 when
  * the session is over (QUIT, or the client could not be written to): the
@@ -175,7 +216,8 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
 
 /* Copies data in and answers as session_received does, as often as the
  * input buffer needs (for tests and drivers without a buffer of their own).
- * Stops at the end of the session. Returns as session_received. */
+ * Stops at the end of the session, or when its buffers cannot be had (the
+ * session ends). Returns as session_received. */
 int session_input(struct session *s, const void *data, size_t len);
 
 /* What a request stopped by session_received_slice waits for. */

@@ -1,5 +1,5 @@
 /* session_life.c -- a session's life (session.h): made and freed (its
- * buffers wiped: they held SSNs and passwords), begun and ended through
+ * buffers given back wiped: they held SSNs and passwords), begun and ended through
  * the lock policy's hooks, admitted after AUTH, and its settings. */
 #include <stddef.h>
 #include <stdio.h>
@@ -14,16 +14,11 @@
 struct session *session_new(struct store *st, const struct session_io *io,
                             int quiet)
 {
-    /* Not calloc: zeroing would touch every page of the 16 kB line buffer
-     * (s->in.buf), and an idle connection would keep them all resident
-     * (20 kB of heap per connection instead of 8, docs/PERFORMANCE.md).
-     * Every field but the buffer is zeroed; lr_init sets the reader's. */
-    struct session *s = malloc(sizeof(*s));
+    /* No buffer yet: they are borrowed when bytes come (session_bufs.c),
+     * so a connection that never talks holds none. */
+    struct session *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    memset(s, 0, offsetof(struct session, in));
-    memset((char *)&s->in + sizeof(s->in), 0,
-           sizeof(*s) - offsetof(struct session, in) - sizeof(s->in));
     s->store = st;
     s->io = *io;
     s->quiet = quiet;
@@ -31,16 +26,13 @@ struct session *session_new(struct store *st, const struct session_io *io,
     snprintf(s->peer, sizeof(s->peer), "stdin");
     telnet_init(&s->tn);
     lr_init(&s->in, PROTO_MAX_LINE);
-    if (ob_init(&s->out, SESSION_OUT_INITIAL))
-        goto err;
+    ob_init(&s->out, 0);                /* allocates nothing */
     s->digest = digest_new();
-    if (!s->digest)
-        goto err;
+    if (!s->digest) {
+        free(s);
+        return NULL;
+    }
     return s;
-err:
-    ob_destroy(&s->out);
-    free(s);
-    return NULL;
 }
 
 void session_free(struct session *s)
@@ -48,11 +40,13 @@ void session_free(struct session *s)
     if (!s)
         return;
     digest_free(s->digest);
-    /* Requests and replies held SSNs and passwords: wipe before freeing. */
-    OPENSSL_cleanse(s->in.buf, sizeof(s->in.buf));
-    if (s->out.buf)
-        OPENSSL_cleanse(s->out.buf, s->out.cap);
-    ob_destroy(&s->out);
+    /* Requests and replies held SSNs and passwords: the buffers go back
+     * wiped (session_bufs.c), whatever they still held. */
+    lr_drop(&s->in);
+    ob_truncate(&s->out, 0);
+    s->waiting = 0;                     /* nothing will run again */
+    session_release(s);
+    ob_destroy(&s->out);                /* one that grew without a pool */
     OPENSSL_cleanse(&s->req, sizeof(s->req));
     free(s);
 }

@@ -260,6 +260,7 @@ static void *fake_main(void *arg)
 {
     struct fake *f = arg;
     static struct linereader lr;
+    static char lr_mem[LR_BUF_SIZE];
     struct outbuf ob;
     int fd = accept(f->lfd, NULL, NULL);
     size_t answered = 0;
@@ -268,6 +269,7 @@ static void *fake_main(void *arg)
     if (fd < 0 || ob_init(&ob, 4096))
         return NULL;
     lr_init(&lr, PROTO_MAX_LINE);
+    lr_attach(&lr, lr_mem);
     while (!done && lr_read(&lr, fd) > 0) {
         char *line;
         size_t n;

@@ -210,7 +210,7 @@ START_TEST(test_lr_no_room_while_lines_wait)
 
     /* One short line and a partial one fill the buffer (possible at the
      * cap only): no room until the short line is taken. */
-    lr_init(lr, LR_MAX_LINE);
+    reinit(LR_MAX_LINE);
     tail = line_of(LR_MAX_LINE, 'z');
     feed("a\n");
     feed_n(tail, LR_MAX_LINE);

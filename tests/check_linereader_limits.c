@@ -184,7 +184,7 @@ END_TEST
 
 START_TEST(test_lr_small_limit)
 {
-    lr_init(lr, 4);
+    reinit(4);
     feed("abcd\nabcde\nabc\r\nabcd\r\n");
     expect_line("abcd");
     expect_status(LR_TOOLONG);
@@ -213,7 +213,7 @@ static void check_limit_case(size_t n, const char *eol, const char *want,
         size_t max = lr->max_line;
         const char *got;
 
-        lr_init(lr, max);
+        reinit(max);
         got = transcript(in, len, chunks[i]);
         ck_assert_msg(strcmp(got, want) == 0,
                       "max_line %zu, line %s, chunk %zu: got \"%s\", "
@@ -227,7 +227,7 @@ START_TEST(test_lr_limits_small)
     static const size_t chunks[] = { 1, 2, 7, LR_BUF_SIZE };
     enum { M = 4, NC = sizeof chunks / sizeof chunks[0] };
 
-    lr_init(lr, M);
+    reinit(M);
     check_limit_case(M - 1, "\n", "go aaa ok", chunks, NC);
     check_limit_case(M, "\n", "go aaaa ok", chunks, NC);
     check_limit_case(M + 1, "\n", "go ! ok", chunks, NC);
@@ -246,7 +246,7 @@ START_TEST(test_lr_limits_at_cap)
     static const size_t chunks[] = { 1000, 4096, LR_BUF_SIZE };
     enum { M = LR_MAX_LINE, NC = sizeof chunks / sizeof chunks[0] };
 
-    lr_init(lr, M);
+    reinit(M);
     ck_assert_uint_eq(lr->max_line, M);
     check_limit_case(M - 1, "\n", "go #16381 ok", chunks, NC);
     check_limit_case(M, "\n", "go #16382 ok", chunks, NC);
@@ -263,11 +263,11 @@ START_TEST(test_lr_max_line_capped)
     static const size_t chunks[] = { LR_BUF_SIZE };
 
     ck_assert_uint_eq(LR_MAX_LINE, LR_BUF_SIZE - 2);
-    lr_init(lr, LR_MAX_LINE - 1);
+    reinit(LR_MAX_LINE - 1);
     ck_assert_uint_eq(lr->max_line, LR_MAX_LINE - 1);
-    lr_init(lr, LR_BUF_SIZE);
+    reinit(LR_BUF_SIZE);
     ck_assert_uint_eq(lr->max_line, LR_MAX_LINE);
-    lr_init(lr, SIZE_MAX);
+    reinit(SIZE_MAX);
     ck_assert_uint_eq(lr->max_line, LR_MAX_LINE);
     check_limit_case(LR_MAX_LINE, "\r\n", "go #16382 ok", chunks, 1);
     check_limit_case(LR_MAX_LINE + 1, "\n", "go ! ok", chunks, 1);
@@ -282,7 +282,7 @@ START_TEST(test_lr_cap_full_buffer_line_accepted)
     char *line;
     size_t len, room;
 
-    lr_init(lr, LR_BUF_SIZE);
+    reinit(LR_BUF_SIZE);
     feed_n(s, LR_MAX_LINE);
     expect_status(LR_AGAIN);
     feed("\r");
@@ -308,7 +308,7 @@ START_TEST(test_lr_cap_full_buffer_no_newline_toolong_once)
     char *s = line_of(LR_BUF_SIZE, 'b');
     size_t room;
 
-    lr_init(lr, LR_BUF_SIZE);
+    reinit(LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);
     ck_assert_uint_eq(lr_pending(lr), LR_BUF_SIZE);
     expect_status(LR_TOOLONG);
@@ -338,7 +338,7 @@ START_TEST(test_lr_cap_toolong_once_without_draining)
     char *line;
     size_t len;
 
-    lr_init(lr, LR_BUF_SIZE);
+    reinit(LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);
     feed_n(s, LR_BUF_SIZE);             /* drops the first, refills */
     ck_assert_int_eq(lr_next(lr, &line, &len), LR_TOOLONG);

@@ -1,6 +1,7 @@
 /* lrtest.h -- the fixture and helpers shared by the line reader's unit
  * tests (check_linereader.c, check_linereader_limits.c): a heap reader
- * with the protocol's limit and, for the cases that go through lr_read, a
+ * with the protocol's limit, a heap buffer of exactly LR_BUF_SIZE bytes
+ * lent to it (so a sanitizer sees a byte past it), and, for the cases that go through lr_read, a
  * pipe the test writes and the reader reads; helpers that feed or write
  * bytes and expect a line or a status. static inline so each test file
  * takes only what it uses; each file gets its own copy of the fixture.
@@ -24,11 +25,24 @@ static inline void setup(void)
     lr = malloc(sizeof(*lr));
     ck_assert_ptr_nonnull(lr);
     lr_init(lr, PROTO_MAX_LINE);
+    char *buf = malloc(LR_BUF_SIZE);
+    ck_assert_ptr_nonnull(buf);
+    lr_attach(lr, buf);
 }
 
 static inline void teardown(void)
 {
+    free(lr->buf);
     free(lr);
+}
+
+/* lr_init again with another limit, keeping the buffer lent. */
+static inline void reinit(size_t max_line)
+{
+    char *buf = lr->buf;
+
+    lr_init(lr, max_line);
+    lr_attach(lr, buf);
 }
 
 static inline void pipe_setup(void)

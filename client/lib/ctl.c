@@ -16,6 +16,7 @@ void ctl_adopt(struct ctl *c, int fd, int timeout_ms)
     c->timeout_ms = timeout_ms;
     c->fd = fd;
     lr_init(&c->lr, CTL_REPLY_MAX);
+    lr_attach(&c->lr, c->lr_mem);
 }
 
 int ctl_open(struct ctl *c, const char *host, const char *port,

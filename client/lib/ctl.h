@@ -21,6 +21,7 @@ struct ctl {
     int fd;
     int timeout_ms;             /* per request */
     struct linereader lr;
+    char lr_mem[LR_BUF_SIZE];   /* lr's buffer */
     char err[200];              /* why the last call failed */
 };
 

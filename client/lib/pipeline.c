@@ -127,6 +127,7 @@ static int session_connect(struct pl *p)
         return -1;
     }
     lr_init(&p->lr, PL_REPLY_MAX);
+    lr_attach(&p->lr, p->lr_mem);
     return 0;
 }
 

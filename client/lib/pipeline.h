@@ -46,6 +46,7 @@ struct pl_source {
  * dropped with a warning; a last line without '\n' is still sent. */
 struct pl_fdsource {
     struct linereader lr;
+    char lr_mem[LR_BUF_SIZE];   /* lr's buffer */
     int fd;
     int eof;
     size_t dropped;             /* over-long lines dropped */

@@ -44,6 +44,7 @@ struct pl {
     uint64_t end_ns;            /* last reply or failure; mu */
 
     struct linereader lr;       /* the reader's */
+    char lr_mem[LR_BUF_SIZE];   /* lr's buffer */
 };
 
 /* Records the first failure only (takes p->mu), and tells the other side to

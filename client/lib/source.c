@@ -112,6 +112,7 @@ void pl_source_fd(struct pl_source *s, struct pl_fdsource *fs, int fd)
 {
     memset(fs, 0, sizeof(*fs));
     lr_init(&fs->lr, PROTO_MAX_LINE);
+    lr_attach(&fs->lr, fs->lr_mem);
     fs->fd = fd;
     s->next = fd_source_next;
     s->arg = fs;

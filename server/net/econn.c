@@ -259,6 +259,8 @@ static void settle(struct econn *c, int more)
         event_add(c->more, session_waiting(s) == SESSION_WAITS_TRACE
                            ? &poll : &now);
     } else {
+        session_release(s);             /* idle: its buffers go back to
+                                           the worker's pool */
         read_on(c);
     }
 }
@@ -340,10 +342,16 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
-    char *p = session_recv_space(s, &room);
-    ssize_t n = recv(fd, p, room, MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    char *p = session_recv_space(s, &room);     /* borrows the buffers */
+    if (!p) {
+        econn_close(c);                 /* no memory for them */
         return;
+    }
+    ssize_t n = recv(fd, p, room, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
+        session_release(s);             /* nothing came after all */
+        return;
+    }
     if (n <= 0) {
         econn_close(c);
         return;

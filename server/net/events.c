@@ -4,7 +4,8 @@
  * round robin, and wakes it with event_active.
  *
  * Each worker's lock guards its hand-over queue and its stopping flag; its
- * connections and their list belong to its thread alone.
+ * connections, their list and its pool of session buffers belong to its
+ * thread alone.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include "journal/journal.h"
 #include "log.h"
 #include "server.h"
+#include "session.h"
 #include "trace.h"
 
 struct worker {
@@ -30,6 +32,9 @@ struct worker {
     struct event *commit;       /* the journal's round, after the pass */
     uint64_t commit_seq;        /* the last record a held reply needs;
                                    the worker's thread only */
+    struct session_pool pool;   /* the buffers its sessions borrow while
+                                   a request is in progress; its thread
+                                   only */
 };
 
 /* Event priorities: the connections' events in the middle (libevent's
@@ -128,6 +133,7 @@ static int worker_init(struct worker *w)
     int rc = pthread_mutex_init(&w->lock, NULL);
     if (rc)
         return -rc;
+    session_pool_init(&w->pool, SESSION_POOL_SPARE);
     w->base = event_base_new();
     if (!w->base || event_base_priority_init(w->base, PRIO_LEVELS))
         return -ENOMEM;
@@ -162,6 +168,9 @@ int events_start(int fd, const char *peer)
 
     if (!c)
         return -ENOMEM;
+    session_set_pool(c->conn.session, &w->pool);    /* used on w's thread:
+                                                       the hand-over below
+                                                       orders it */
     next_worker = (next_worker + 1) % nworkers;
     pthread_mutex_lock(&w->lock);
     c->next = w->handed;
@@ -196,6 +205,7 @@ int events_stop(long ms)
         event_free(workers[i].wake);
         event_free(workers[i].commit);
         event_base_free(workers[i].base);
+        session_pool_destroy(&workers[i].pool);
         pthread_mutex_destroy(&workers[i].lock);
     }
     free(workers);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <openssl/crypto.h>
 #include "budget.h"
 #include "fdio.h"
 #include "journal/journal.h"
@@ -42,6 +43,11 @@
 #else
 #define SESSION_STACK   (64 * 1024)
 #endif
+
+/* Bytes a session thread reads at once while its session holds no buffer
+ * (read_idle): one request, or a batch of small ones, in a frame no deeper
+ * than a request's own (an idle thread has touched 8.2 kB of stack). */
+#define THREADS_IDLE_READ 2048
 
 static pthread_attr_t session_attr;
 
@@ -130,16 +136,54 @@ struct session *threads_session_new(struct conn *c, int quiet)
     return c->session;
 }
 
+/* Reads once while the session holds no buffer (it gave them back, idle):
+ * into a small buffer on this thread's stack, then into the session's
+ * borrowed input buffer, so that a thread blocked in read(2) between
+ * requests holds no heap buffer. Not inlined, and nothing runs under it:
+ * its frame is gone before the request runs, so it touches no stack page
+ * a request does not touch anyway. Returns as read(2); -1 with ENOMEM
+ * when the buffers cannot be had. */
+static __attribute__((noinline)) ssize_t read_idle(struct session *s, int fd)
+{
+    char buf[THREADS_IDLE_READ];
+    size_t room;
+    ssize_t n = read(fd, buf, sizeof(buf));
+
+    if (n <= 0)
+        return n;
+    char *p = session_recv_space(s, &room);     /* borrows: room is all */
+    if (p && room >= (size_t)n)
+        memcpy(p, buf, (size_t)n);
+    OPENSSL_cleanse(buf, (size_t)n);    /* it may have held an SSN */
+    if (!p || room < (size_t)n) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return n;
+}
+
+/* Reads once into the session's buffer, borrowed already. */
+static ssize_t read_busy(struct session *s, int fd)
+{
+    size_t room;
+    char *p = session_recv_space(s, &room);
+
+    if (!p) {
+        errno = ENOMEM;
+        return -1;
+    }
+    return read(fd, p, room);
+}
+
 int threads_serve(struct session *s, int rfd)
 {
     int rc = session_begin(s);
+    int bare = 1;                       /* the session holds no buffer */
 
     if (rc)
         return rc;
     for (;;) {
-        size_t room;
-        char *p = session_recv_space(s, &room);
-        ssize_t n = read(rfd, p, room);
+        ssize_t n = bare ? read_idle(s, rfd) : read_busy(s, rfd);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -148,11 +192,13 @@ int threads_serve(struct session *s, int rfd)
         }
         if (n <= 0)
             break;                      /* closed, reset or shut down */
+        bare = 0;
         int done = session_received(s, (size_t)n);
         if (session_flush(s) || done) {
             rc = THREADS_ENDED;
             break;
         }
+        bare = session_release(s);      /* idle: the buffers go back */
     }
     session_flush(s);
     session_end(s);

@@ -12,7 +12,10 @@
  *               (reaches a full 16 KiB buffer with a few bytes of input)
  *     11nnnnnn  take n lines (0: every line buffered)
  * When no room is left the target takes every buffered line (the contract
- * of lr_space), and at the end it takes every line left.
+ * of lr_space), and at the end it takes every line left. Whenever taking
+ * lines leaves nothing buffered, the buffer is detached, poisoned and the
+ * other of two attached in its place, as a server gives its buffer back
+ * between requests: the stream must read the same.
  *
  * The oracle: max_line is min(limit, LR_MAX_LINE); every line is at most
  * max_line bytes, holds no '\n', is NUL-terminated in place; room always
@@ -44,6 +47,8 @@ struct model {
 struct run {
     struct linereader *lr;
     struct model m;
+    char *bufs[2];              /* lent to lr in turn (swap) */
+    int cur;                    /* bufs[cur] is attached */
 };
 
 static void model_append(struct model *m, const uint8_t *p, size_t n)
@@ -115,6 +120,23 @@ static void expect(struct run *r, int st, const char *line, size_t len)
     m->skipping = !complete;
 }
 
+/* Nothing buffered: the buffer goes back and the other one comes, the
+ * old one poisoned as a wipe would, so a byte the reader still needed
+ * from it would show. */
+static void swap(struct run *r)
+{
+    size_t dirty;
+
+    if (lr_pending(r->lr))
+        return;
+    char *old = lr_detach(r->lr, &dirty);
+    FUZZ_CHECK(old == r->bufs[r->cur], "lr_detach gives back what was lent");
+    FUZZ_CHECK(dirty <= LR_BUF_SIZE, "dirty is within the buffer");
+    memset(old, 0xa5, LR_BUF_SIZE);
+    r->cur ^= 1;
+    lr_attach(r->lr, r->bufs[r->cur]);
+}
+
 /* Takes up to max lines (0: all); returns how many results came. */
 static size_t take(struct run *r, size_t max)
 {
@@ -128,6 +150,7 @@ static size_t take(struct run *r, size_t max)
         expect(r, st, line, len);
         got++;
     }
+    swap(r);
     return got;
 }
 
@@ -158,17 +181,21 @@ static void put(struct run *r, const uint8_t *p, size_t n, int direct)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct run r = { .lr = malloc(sizeof(struct linereader)) };
+    struct run r = { .lr = malloc(sizeof(struct linereader)),
+                     .bufs = { malloc(LR_BUF_SIZE), malloc(LR_BUF_SIZE) } };
     uint8_t fill[64 * 256];
 
-    FUZZ_CHECK(r.lr != NULL, "memory for the line reader");
+    FUZZ_CHECK(r.lr && r.bufs[0] && r.bufs[1], "memory for the line reader");
     if (size < 2) {
         free(r.lr);
+        free(r.bufs[0]);
+        free(r.bufs[1]);
         return 0;
     }
     unsigned v = data[0] | (unsigned)data[1] << 8;
     size_t limit = v & 0x8000 ? v & 0x7fff : v & 0x3f;
     lr_init(r.lr, limit);
+    lr_attach(r.lr, r.bufs[0]);
     r.m.max_line = limit < LR_MAX_LINE ? limit : LR_MAX_LINE;
     FUZZ_CHECK(r.lr->max_line == r.m.max_line,
                "max_line is the limit, capped at LR_MAX_LINE");
@@ -210,5 +237,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     free(r.m.s);
     free(r.lr);
+    free(r.bufs[0]);
+    free(r.bufs[1]);
     return 0;
 }

@@ -1,0 +1,39 @@
+/* bufpool.c -- a bounded free list of equal-sized buffers (bufpool.h). */
+#include <stdlib.h>
+#include <openssl/crypto.h>
+#include "bufpool.h"
+
+void bufpool_init(struct bufpool *p, size_t size, int max)
+{
+    p->size = size;
+    p->max = max < 0 ? 0 : max > BUFPOOL_MAX_SPARE ? BUFPOOL_MAX_SPARE : max;
+    p->nspare = 0;
+    p->allocs = p->frees = 0;
+}
+
+void bufpool_destroy(struct bufpool *p)
+{
+    while (p->nspare > 0)
+        free(p->spare[--p->nspare]);    /* wiped when they came back */
+}
+
+void *bufpool_get(struct bufpool *p)
+{
+    if (p->nspare > 0)
+        return p->spare[--p->nspare];
+    p->allocs++;
+    return malloc(p->size);
+}
+
+void bufpool_put(struct bufpool *p, void *buf, size_t size, size_t dirty)
+{
+    if (!buf)
+        return;
+    OPENSSL_cleanse(buf, dirty < size ? dirty : size);
+    if (size == p->size && p->nspare < p->max) {
+        p->spare[p->nspare++] = buf;
+        return;
+    }
+    p->frees++;
+    free(buf);
+}

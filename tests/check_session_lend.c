@@ -1,0 +1,143 @@
+/* check_session_lend.c -- unit tests for a session's borrowed buffers
+ * (server/session_bufs.c): taken from its pool when bytes come, given back
+ * by session_release only when nothing needs them (no input buffered, no
+ * reply unsent, no request waiting), reused by the next request without
+ * allocating, and wiped on the way back, session_free included.
+ */
+#include <string.h>
+#include "suites.h"
+#include "sessiontest.h"
+#include "../server/server.h"
+
+static struct session_pool pool;
+
+static void setup(void)
+{
+    session_start_mode(LOCK_MODE_BUFFERED, 0);
+    session_pool_init(&pool, SESSION_POOL_SPARE);
+    session_set_pool(sess, &pool);
+}
+
+static void teardown(void)
+{
+    session_stop();
+    session_pool_destroy(&pool);
+    srv.auth_required = 0;
+}
+
+/* A new session holds no buffer; after a request it gives both back, and
+ * the next request takes the same two again. */
+START_TEST(test_session_lend_round_trip)
+{
+    ck_assert_ptr_null(sess->in.buf);
+    ck_assert_ptr_null(sess->out.buf);
+    ck_assert_str_eq(talk("COUNT\n"), "0\n");
+    ck_assert_ptr_nonnull(sess->in.buf);
+    ck_assert_int_eq(session_release(sess), 1);
+    ck_assert_ptr_null(sess->in.buf);
+    ck_assert_ptr_null(sess->out.buf);
+    ck_assert_int_eq(pool.line.nspare, 1);
+    ck_assert_int_eq(pool.reply.nspare, 1);
+    ck_assert_int_eq(session_release(sess), 1);     /* none: still fine */
+    for (int i = 0; i < 10; i++) {
+        ck_assert_str_eq(talk("ADD a b 1 123-45-6789\nFIND a b\nDELETE a b\n"),
+                         "OK\nb, a                           -- "
+                         "123-45-6789    1\nOK\n");
+        ck_assert_int_eq(session_release(sess), 1);
+    }
+    ck_assert_uint_eq(pool.line.allocs, 1);         /* reused, never more */
+    ck_assert_uint_eq(pool.reply.allocs, 1);
+}
+END_TEST
+
+/* A partial request keeps the input buffer (and so both). */
+START_TEST(test_session_lend_keeps_partial_input)
+{
+    ck_assert_str_eq(talk("COU"), "");
+    ck_assert_int_eq(session_release(sess), 0);
+    ck_assert_ptr_nonnull(sess->in.buf);
+    ck_assert_str_eq(talk("NT\n"), "0\n");
+    ck_assert_int_eq(session_release(sess), 1);
+}
+END_TEST
+
+/* Replies not sent yet keep the reply buffer. */
+START_TEST(test_session_lend_keeps_unsent_replies)
+{
+    capture_reset();
+    session_input(sess, "COUNT\n", 6);
+    ck_assert_int_eq(session_release(sess), 0);
+    ck_assert_int_eq(session_flush(sess), 0);
+    ck_assert_str_eq(cap.buf, "0\n");
+    ck_assert_int_eq(session_release(sess), 1);
+}
+END_TEST
+
+/* A request that waits (a wrong AUTH's delay, for a driver that never
+ * blocks) keeps its buffers until it has run. */
+START_TEST(test_session_lend_keeps_while_waiting)
+{
+    struct digest *d = digest_new();
+
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(digest_hex(d, "pw", 2, srv.password_hex), 0);
+    digest_free(d);
+    srv.auth_required = 1;
+    sess->authed = 0;
+    sess->io.never_waits = 1;
+    talk("AUTH wrong\n");
+    ck_assert_int_eq(session_waiting(sess), SESSION_WAITS_TIMER);
+    ck_assert_int_eq(session_release(sess), 0);
+    ck_assert_ptr_nonnull(sess->in.buf);
+}
+END_TEST
+
+/* What goes back is wiped: after session_free with a request half-read
+ * (an SSN in it), the spare buffers hold none of the bytes written into
+ * them (the rest is as malloc left it). */
+START_TEST(test_session_lend_free_wipes)
+{
+    static const char req[] = "ADD a b 1 123-45-6789";
+    char *line, *reply;
+    size_t in_dirty, out_dirty;
+
+    talk("ADD c d 2 987-65-4321\n");
+    talk(req);                          /* no newline: buffered */
+    line = sess->in.buf;
+    reply = sess->out.buf;
+    in_dirty = sess->in.dirty;
+    out_dirty = sess->out.dirty;
+    ck_assert_uint_ge(in_dirty, 22);    /* the first request; the second
+                                           went over it */
+    ck_assert_uint_ge(out_dirty, 3);    /* "OK\n" */
+    session_end(sess);
+    session_free(sess);
+    sess = NULL;
+    store_destroy(&test_store);
+    ck_assert_int_eq(pool.line.nspare, 1);
+    ck_assert_ptr_eq(pool.line.spare[0], line);
+    ck_assert_ptr_eq(pool.reply.spare[0], reply);
+    for (size_t i = 0; i < in_dirty; i++)
+        ck_assert_int_eq(line[i], 0);
+    for (size_t i = 0; i < out_dirty; i++)
+        ck_assert_int_eq(reply[i], 0);
+    session_start_mode(LOCK_MODE_BUFFERED, 0);  /* for the teardown */
+}
+END_TEST
+
+static Suite *session_lend_suite(void)
+{
+    Suite *s = suite_create("session_lend");
+    TCase *core = tcase_create("core");
+
+    tcase_add_checked_fixture(core, setup, teardown);
+    tcase_add_test(core, test_session_lend_round_trip);
+    tcase_add_test(core, test_session_lend_keeps_partial_input);
+    tcase_add_test(core, test_session_lend_keeps_unsent_replies);
+    tcase_add_test(core, test_session_lend_keeps_while_waiting);
+    tcase_add_test(core, test_session_lend_free_wipes);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+SUITE_REGISTER(session_lend_suite)
