@@ -20,15 +20,16 @@ $(UNIT_RUNNER): $(UNIT_OBJS) $(UNIT_SERVER_OBJS) $(CLIENT_LIB) $(LIBCOMMON)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL) $(PKG_LIBS) $(CHECK_LIBS)
 
 PROGRAMS += $(UNIT_RUNNER)
-# The slowest checks, about two minutes together: the sanitizer builds'
+# The slowest checks, a few minutes together: the sanitizer builds'
 # runs, the race lab, the journal's crash loop, the event driver's stress
-# by misbehaving clients and the benchmark tools' smoke test. They make
+# by misbehaving clients, the benchmark tools' smoke test and the
+# keepalive test's network namespaces. They make
 # their own target, make check-extra, which CI runs after make check, so
 # that make check stays within its five minutes on two cores.
 EXTRA_SCRIPTS := tests/test-server-asan.sh tests/test-server-tsan.sh \
                  tests/test-races.sh tests/test-server-valgrind.sh \
                  tests/test-journal-soak.sh tests/test-server-events-stress.sh \
-                 tests/test-bench-smoke.sh
+                 tests/test-bench-smoke.sh tests/test-server-keepalive.sh
 CHECK_SCRIPTS += $(filter-out $(EXTRA_SCRIPTS), \
                    $(sort $(wildcard tests/test-*.sh)))
 
