@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-server-events.sh -- the protocol contract and the concurrency checks
-# again, against every lock mode with --io events (the event-driven driver),
-# the concurrency checks also under AddressSanitizer. The suites are the ones
+# again, against every lock mode with --io events (the event-driven driver);
+# test-server-asan.sh (make check-extra) runs the concurrency checks with
+# --io events under AddressSanitizer. The suites are the ones
 # the thread-per-connection driver runs; tests/lib/common.sh's start_server
 # adds --io "$SSN_IO". The lifecycle and limits suites pass against it too
 # (run them with SSN_IO=events); they stay out of make check for its time.
@@ -13,7 +14,4 @@ for suite in protocol concurrency; do
     echo "# --- test-server-$suite.sh with --io events"
     bash "tests/test-server-$suite.sh" || rc=1
 done
-make -s asan >/dev/null || { echo "not ok - make asan"; exit 1; }
-echo "# --- test-server-concurrency.sh with --io events under ASan"
-BIN=bin/asan bash tests/test-server-concurrency.sh || rc=1
 exit $rc
