@@ -265,4 +265,11 @@ void *journal_compactor_main(void *arg);
  * buffer is empty. */
 void *journal_flusher_main(void *arg);
 
+/* journal_replay.c: replays the file's image img (len bytes) into
+ * j->store, which must be empty; journal_open.c's. Returns the offset where
+ * appending resumes, -1 after writing why into err, or -ENOMEM (the file
+ * untouched). */
+long long journal_replay(struct journal *j, const unsigned char *img,
+                         size_t len, int truncate, char *err, size_t errlen);
+
 #endif
