@@ -93,6 +93,12 @@ struct conn {
     atomic_int authed;          /* AUTH succeeded, or none is needed */
     atomic_int dropped;         /* an enum conn_dropped */
     struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
+    /* The thread driver's replies held for the journal (journal.h,
+     * struct journal_reply): made on the first durable reply of a socket
+     * connection, its session thread's; NULL before, and for --stdin. */
+    struct journal_reply *reply;
+    int reply_held;             /* the journal may hold some of them */
+    int is_socket;              /* the thread driver's: may hold replies */
 };
 
 struct server {

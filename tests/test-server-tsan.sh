@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-server-tsan.sh -- the event driver with a journal (test-journal-
 # events.sh: replies waiting for durability, a worker answering during a
-# round, COMPACT waited for without blocking) against the ThreadSanitizer
+# round, COMPACT waited for without blocking) and the thread driver's held
+# replies and failed rounds (test-journal-faults.sh) against the ThreadSanitizer
 # build of the servers (make tsan): any report on a server's stderr, a data
 # race or a lock-order inversion among the store lock, the journal's lock
 # and the workers' event bases, fails it (tests/lib/common.sh, finish).
@@ -20,6 +21,9 @@ for f in bin/tsan/*; do
 done
 SEAMS_BIN=build/tsan/seams BIN=$dir bash tests/test-journal-events.sh
 rc=$?
+# A thread per connection with a journal: replies held by the journal and
+# sent by the round's thread (journal_reply.c), and failed rounds.
+SEAMS_BIN=build/tsan/seams BIN=$dir bash tests/test-journal-faults.sh || rc=1
 # The guards against exhaustion (drops from other threads, AUTH's delay,
 # admission after AUTH), under the same eyes.
 SANITIZED=1 BIN=$dir bash tests/test-server-guard.sh || rc=1

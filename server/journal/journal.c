@@ -151,7 +151,9 @@ static void log_broken_locked(struct journal *j)
     pthread_mutex_lock(&j->lock);
 }
 
-/* Sleeps until work_due; j->lock held. */
+/* Sleeps until work_due, or for 100 ms when a thread session's reply
+ * waits for its socket to take the rest (journal_reply.c); j->lock
+ * held. */
 static void flush_wait_locked(struct journal *j, uint64_t last_sync)
 {
     while (!work_due(j, last_sync)) {
@@ -162,7 +164,9 @@ static void flush_wait_locked(struct journal *j, uint64_t last_sync)
             ts.tv_sec++;
             ts.tv_nsec -= 1000000000L;
         }
-        pthread_cond_timedwait(&j->work, &j->lock, &ts);
+        if (pthread_cond_timedwait(&j->work, &j->lock, &ts) == ETIMEDOUT &&
+            j->stragglers && !j->flushing)
+            break;
     }
 }
 
@@ -280,6 +284,7 @@ published:
                  ? j->synced_seq : j->written_seq);
     journal_wake_locked(j);
     journal_notify_waiters_locked(j);
+    journal_replies_due_locked(j, &f->replies);
 }
 
 void *journal_flusher_main(void *arg)
@@ -312,6 +317,7 @@ void *journal_flusher_main(void *arg)
         pthread_mutex_lock(&j->lock);
         journal_round_publish_locked(j, &f);
         j->flushing = 0;
+        journal_replies_deliver_locked(j, f.replies);
         if (f.stop)
             break;
     }

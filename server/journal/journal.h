@@ -29,6 +29,7 @@
 #ifndef SSN_JOURNAL_H
 #define SSN_JOURNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "store.h"
@@ -183,6 +184,67 @@ void journal_commit(struct journal *j, uint64_t seq);
 /* Unqueues w from whichever wait it is queued for, if it still is (a
  * connection that closes while it waits). */
 void journal_wait_cancel(struct journal *j, struct journal_waiter *w);
+
+/* A thread session's replies held back until the record they acknowledge
+ * is durable, and then sent on its socket by the thread that ended the
+ * round that made it so (the flusher, or a session leading a round in
+ * journal_wait), so that the session's thread, which has gone back to
+ * read(2), is not woken for it: durability as a mark on the output, for a
+ * driver that blocks. The event driver does not use it (its loop is woken
+ * once for all its connections, journal_wait_async).
+ *
+ * The session's thread owns r while r->state is JREPLY_IDLE; the journal
+ * while it is queued (JREPLY_QUEUED, on j->replies) or being sent
+ * (JREPLY_SENDING, by a round's thread with no lock held). Both move
+ * under j->lock. A send that the socket does not take whole (a client
+ * that does not read) leaves the rest queued: the flusher tries again
+ * every 100 ms, and the session takes it back (journal_reply_take) before
+ * it sends anything more of its own. A round that fails shuts the socket
+ * down instead of sending: the replies must not go, and the session, in
+ * read(2), learns it at once. */
+#define JOURNAL_REPLY_MAX 256   /* bytes held: a batch of about 80 OKs */
+
+enum journal_reply_state {
+    JREPLY_IDLE,
+    JREPLY_QUEUED,
+    JREPLY_SENDING,
+};
+
+struct journal_reply {
+    int fd;                     /* the session's socket */
+    enum journal_reply_state state;     /* under j->lock */
+    int err;                    /* a send's -errno, or -EIO: the session
+                                   ends; under j->lock */
+    int owner_waits;            /* the owner sleeps on done; j->lock */
+    int straggling;             /* queued again after a send its socket
+                                   did not take whole; j->lock */
+    uint64_t seq;               /* the record data[off, len) waits for */
+    size_t off, len;
+    pthread_cond_t done;        /* a send under way ended */
+    struct journal_reply *prev, *next;  /* j->replies */
+    char data[JOURNAL_REPLY_MAX];
+};
+
+/* A reply holder for socket fd, and its end (not queued: taken back). */
+void journal_reply_init(struct journal_reply *r, int fd);
+void journal_reply_destroy(struct journal_reply *r);
+
+/* Hands data, which acknowledges record seq (0: none; it then waits for
+ * what r holds already, as it follows it), to the journal. Returns 0 when
+ * r took it, to be sent once seq is durable; 1 when r holds nothing and
+ * seq is durable already: the caller sends data itself, now; -E2BIG when
+ * it does not fit beside what r holds: the caller takes r back
+ * (journal_reply_take), sends that, then data, itself; r->err (a send
+ * that failed) or -EIO (the journal is read-only): data must not go.
+ * Never blocks but for a send under way on r. Never under the store lock
+ * for a store operation (asserted). */
+int journal_reply_push(struct journal *j, struct journal_reply *r,
+                       const void *data, size_t len, uint64_t seq);
+
+/* Takes r back, waiting for a send under way: then data[off, len) is what
+ * is left for the caller to send once record r->seq is durable
+ * (journal_wait), maybe nothing. Returns 0, or r->err. */
+int journal_reply_take(struct journal *j, struct journal_reply *r);
 
 /* The call the flusher syncs with: fdatasync, or a test's fault (returns
  * -1 and sets errno). Set only before journal_open. */

@@ -113,6 +113,10 @@ struct journal {
     struct journal_waiter *waiters; /* journal_wait_async's, unordered */
     struct journal_waiter *compact_waiters; /* journal_compact_wait_async's,
                                                unordered */
+    struct journal_reply *replies;  /* journal_reply_push's, queued;
+                                       unordered */
+    unsigned stragglers;        /* of them, due but not taken whole by
+                                   their socket: tried again each 100 ms */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;
@@ -209,12 +213,24 @@ struct flush_round {
                                    ended (metrics.h, trace.h) */
     int sw;                     /* a compaction's switch (journal_compact.c) */
     struct jswitch swc;
+    struct journal_reply *replies;  /* due now: publish took them off
+                                       j->replies, to be sent */
 };
 void journal_round_take_locked(struct journal *j, uint64_t last_sync,
                                struct flush_round *f);
 void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync);
 void journal_round_publish_locked(struct journal *j, struct flush_round *f);
+
+/* The thread sessions' replies (journal_reply.c). due: those whose
+ * records are now durable (every one when the journal is broken), taken
+ * off j->replies onto *out, JREPLY_SENDING; j->lock held. deliver: sends
+ * them with j->lock let go (or, broken, shuts their sockets down), then
+ * settles each: sent, failed, or queued again with what its socket did
+ * not take; called and returns with j->lock held. */
+void journal_replies_due_locked(struct journal *j, struct journal_reply **out);
+void journal_replies_deliver_locked(struct journal *j,
+                                    struct journal_reply *list);
 
 /* Wakes the event loops' connections whose records are now durable, or
  * never will be; j->lock held (journal_wait.c). */

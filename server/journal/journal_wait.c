@@ -143,10 +143,14 @@ static void lead_round_locked(struct journal *j)
     pthread_mutex_lock(&j->lock);
     journal_round_publish_locked(j, &f);
     j->flushing = 0;
-    /* The flusher's turn: space to reserve, or an event loop's records
-     * (journal_wait_async) appended after this round took its buffer. */
-    if (reserve || j->want_reserve || (j->waiters && j->buf[j->active].len))
+    /* The flusher's turn: space to reserve, or records appended after
+     * this round took its buffer that an event loop's connection
+     * (journal_wait_async) or a thread session's held reply
+     * (journal_reply_push) waits for. */
+    if (reserve || j->want_reserve ||
+        ((j->waiters || j->replies) && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
+    journal_replies_deliver_locked(j, f.replies);
     /* A failure of this round is logged by the flusher, which
      * journal_set_broken_locked woke: this session may hold the store
      * lock (coarse). */

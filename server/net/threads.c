@@ -90,15 +90,72 @@ static int write_charged(struct conn *c, const void *data, size_t len)
     return rc;
 }
 
-/* The one way out of a thread's session: a reply that acknowledges a
- * journal record waits here until the record is durable (group commit:
- * journal_wait leads a round itself when none is under way), then is
- * written, blocking. */
+/* Takes back what the journal still holds of c's replies (journal.h,
+ * struct journal_reply) and sends it, blocking, once durable: before
+ * anything that must follow it leaves by another way, and before the
+ * socket closes. 0 or -errno (-EIO: never durable, nothing sent). */
+static int conn_settle(struct conn *c)
+{
+    struct journal *j = c->session->store->journal;
+    struct journal_reply *r = c->reply;
+    int rc;
+
+    if (!c->reply_held)
+        return 0;
+    c->reply_held = 0;
+    rc = journal_reply_take(j, r);
+    if (rc == 0 && r->len > r->off)
+        rc = journal_wait(j, r->seq);
+    if (rc == 0 && r->len > r->off)
+        rc = write_charged(c, r->data + r->off, r->len - r->off);
+    r->off = r->len = 0;
+    return rc;
+}
+
+/* Hands a durable reply (or one that follows a held one) to the journal,
+ * which sends it when the round that makes it durable ends, so that this
+ * thread goes back to read(2) instead of sleeping until then. Returns 0
+ * when held, 1 when the caller is to send data now (nothing to wait for),
+ * 2 when it is to wait and send as before (no room: the held ones were
+ * sent first), or -errno. */
+static int conn_hold(struct conn *c, const void *data, size_t len,
+                     uint64_t durable)
+{
+    struct journal *j = c->session->store->journal;
+
+    if (!c->reply) {
+        c->reply = malloc(sizeof(*c->reply));
+        if (!c->reply)
+            return 2;
+        journal_reply_init(c->reply, c->fd);
+    }
+    int rc = journal_reply_push(j, c->reply, data, len, durable);
+    if (rc == 0)
+        c->reply_held = 1;
+    else if (rc == 1)
+        c->reply_held = 0;
+    else if (rc == -E2BIG && (rc = conn_settle(c)) == 0)
+        rc = 2;
+    return rc;
+}
+
+/* The one way out of a thread's session. A reply that acknowledges a
+ * journal record, and what follows it while it is held, is handed to the
+ * journal (conn_hold); one that does not fit waits here until the record
+ * is durable (journal_wait leads a round itself when none is under way),
+ * then is written, blocking. */
 static int conn_send(void *arg, const void *data, size_t len,
                      uint64_t durable)
 {
     struct conn *c = arg;
 
+    if (c->is_socket && (durable || c->reply_held)) {
+        int rc = conn_hold(c, data, len, durable);
+        if (rc <= 0)
+            return rc;
+        if (rc == 1)
+            durable = 0;
+    }
     if (durable) {
         int rc = journal_wait(c->session->store->journal, durable);
         if (rc)
@@ -115,6 +172,18 @@ static int conn_send_locked(void *arg, const void *data, size_t len)
     return fd_write_all(c->fd, data, len);
 }
 
+/* fine's streamed PRINT writes under the store lock: what the journal
+ * holds goes first, so that nothing under the lock waits for it. A held
+ * reply that never becomes durable ends the connection. */
+static int conn_drained(void *arg)
+{
+    struct conn *c = arg;
+
+    if (conn_settle(c))
+        shutdown(c->fd, SHUT_RDWR);
+    return 1;
+}
+
 /* AUTH succeeded: the connection counts as authenticated, and the
  * session begins (coarse's lock, serial's turn), blocking. */
 static int conn_admit(void *arg)
@@ -129,7 +198,7 @@ struct session *threads_session_new(struct conn *c, int quiet)
 {
     const struct session_io io = {
         .send = conn_send, .send_locked = conn_send_locked,
-        .admit = conn_admit, .arg = c,
+        .drained = conn_drained, .admit = conn_admit, .arg = c,
     };
 
     c->session = session_new(&srv.store, &io, quiet);
@@ -242,7 +311,13 @@ static void *session_thread(void *arg)
         trace_thread_name(name);
     }
     int rc = threads_serve(c->session, c->fd);
-    int linger = rc == THREADS_ENDED && !c->session->send_error;
+    int held = conn_settle(c);          /* before the socket closes */
+    int linger = rc == THREADS_ENDED && !c->session->send_error && !held;
+
+    if (c->reply) {
+        journal_reply_destroy(c->reply);
+        free(c->reply);
+    }
 
     conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
@@ -282,6 +357,7 @@ int threads_start(int fd, const char *peer)
     if (!c)
         return -ENOMEM;
     c->fd = fd;
+    c->is_socket = 1;
     snprintf(c->peer, sizeof(c->peer), "%s", peer);
     if (!threads_session_new(c, 0)) {
         free(c);

@@ -1,0 +1,234 @@
+/* check_journal_reply.c -- a thread session's replies held by the journal
+ * (journal.h, struct journal_reply; server/journal/journal_reply.c): sent
+ * by the round that makes their record durable and never before, in order
+ * with what follows them, again later when the socket took only part,
+ * taken back whole by their owner, and never sent when the round fails
+ * (the socket is shut down instead). A real journal on a real file, and a
+ * socket pair standing for the client's connection.
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <time.h>
+#include "suites.h"
+#include "../server/journal/journal_int.h"
+#include "../server/lockmode.h"
+#include "journaltest.h"
+
+static struct store st;
+static struct journal *jr;
+static int sv[2];               /* sv[0] the server's end, sv[1] the client's */
+static struct journal_reply rep;
+
+static void setup_with(enum journal_fsync pol)
+{
+    char err[512];
+
+    file_setup();
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    jr = journal_open(path, pol, 0, &st, err, sizeof(err));
+    ck_assert_msg(jr != NULL, "%s", err);
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    journal_reply_init(&rep, sv[0]);
+}
+
+static void teardown(void)
+{
+    journal_reply_take(jr, &rep);
+    journal_reply_destroy(&rep);
+    journal_close(jr);
+    store_destroy(&st);
+    close(sv[0]);
+    close(sv[1]);
+    journal_sync_fn = fdatasync;
+    file_teardown();
+}
+
+/* Applies an ADD without waiting for it: its record's number. */
+static uint64_t add_nowait(const char *first)
+{
+    struct store_mutation m = { .op = STORE_ADD };
+
+    m.entry = entry_new("Smith", 5, first, strlen(first),
+                        entry_ssn_pack("123-45-6789"), 33);
+    ck_assert_ptr_nonnull(m.entry);
+    store_lock(&st);
+    ck_assert_int_eq(store_apply_locked(&st, &m), 0);
+    store_unlock(&st);
+    ck_assert_uint_gt(m.seq, 0);
+    return m.seq;
+}
+
+/* What the client's end receives within ms milliseconds, up to cap - 1
+ * bytes, as a string; *eof set when the server's end was shut down. */
+static const char *receive(int ms, size_t cap, int *eof)
+{
+    static char buf[4096];
+    size_t got = 0;
+    struct pollfd p = { .fd = sv[1], .events = POLLIN };
+
+    *eof = 0;
+    assert(cap <= sizeof(buf));
+    while (got < cap - 1 && poll(&p, 1, ms) == 1) {
+        ssize_t n = read(sv[1], buf + got, cap - 1 - got);
+        if (n <= 0) {
+            *eof = n == 0;
+            break;
+        }
+        got += (size_t)n;
+        ms = 50;                /* the rest follows at once, if at all */
+    }
+    buf[got] = '\0';
+    return buf;
+}
+
+/* A sync that takes 300 ms, so that a reply is surely held meanwhile. */
+static int sync_slow(int fd)
+{
+    struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+    nanosleep(&ts, NULL);
+    return fdatasync(fd);
+}
+
+static void setup_always(void) { setup_with(JOURNAL_FSYNC_ALWAYS); }
+
+START_TEST(test_reply_sent_by_the_round)
+{
+    int eof;
+
+    journal_sync_fn = sync_slow;
+    uint64_t seq = add_nowait("John");
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
+    /* What follows a held reply is held behind it, in order. */
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "2\n", 2, 0), 0);
+    ck_assert_str_eq(receive(100, 64, &eof), "");   /* not durable yet */
+    ck_assert_int_eq(journal_durable(jr, seq), 0);
+    ck_assert_str_eq(receive(2000, 6, &eof), "OK\n2\n");
+    ck_assert_int_eq(journal_durable(jr, seq), 1);
+    ck_assert_int_eq(journal_reply_take(jr, &rep), 0);
+    ck_assert_uint_eq(rep.len - rep.off, 0);        /* nothing left */
+}
+END_TEST
+
+START_TEST(test_reply_durable_already_is_the_callers)
+{
+    int eof;
+    uint64_t seq = add_nowait("John");
+
+    ck_assert_int_eq(journal_wait(jr, seq), 0);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 1);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "1\n", 2, 0), 1);
+    ck_assert_str_eq(receive(100, 64, &eof), "");   /* the caller sends */
+}
+END_TEST
+
+START_TEST(test_reply_taken_back_is_not_sent)
+{
+    int eof;
+
+    journal_sync_fn = sync_slow;
+    uint64_t seq = add_nowait("John");
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
+    ck_assert_int_eq(journal_reply_take(jr, &rep), 0);
+    ck_assert_uint_eq(rep.len - rep.off, 3);        /* the owner's again */
+    ck_assert_uint_eq(rep.seq, seq);
+    ck_assert_int_eq(journal_wait(jr, seq), 0);
+    ck_assert_str_eq(receive(200, 64, &eof), "");
+    /* Held bytes that were taken back go first: the owner sends them. */
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "1\n", 2, 0), -E2BIG);
+}
+END_TEST
+
+START_TEST(test_reply_too_big_is_refused)
+{
+    static char big[JOURNAL_REPLY_MAX + 1];
+    uint64_t seq = add_nowait("John");
+
+    journal_sync_fn = sync_slow;
+    memset(big, 'x', sizeof(big));
+    ck_assert_int_eq(journal_reply_push(jr, &rep, big, sizeof(big), seq),
+                     -E2BIG);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, big, sizeof(big) - 1,
+                                        seq), 0);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, 0), -E2BIG);
+}
+END_TEST
+
+/* Whether the journal holds a reply its socket did not take whole. */
+static int straggling(void)
+{
+    pthread_mutex_lock(&jr->lock);
+    int n = (int)jr->stragglers;
+    pthread_mutex_unlock(&jr->lock);
+    return n;
+}
+
+START_TEST(test_reply_rest_sent_when_the_socket_has_room)
+{
+    static char fill[1 << 16], want[200];
+    int eof, sndbuf = 4096;
+    size_t filled = 0;
+
+    ck_assert_int_eq(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf,
+                                sizeof(sndbuf)), 0);
+    for (;;) {                  /* a client that does not read */
+        ssize_t n = send(sv[0], fill, sizeof(fill), MSG_DONTWAIT);
+        if (n <= 0)
+            break;
+        filled += (size_t)n;
+    }
+    memset(want, 'r', sizeof(want) - 1);
+    want[sizeof(want) - 2] = '\n';
+    uint64_t seq = add_nowait("John");
+    ck_assert_int_eq(journal_reply_push(jr, &rep, want, sizeof(want) - 1,
+                                        seq), 0);
+    ck_assert_int_eq(journal_wait(jr, seq), 0);
+    for (int t = 0; t < 200 && !straggling(); t++)
+        usleep(10 * 1000);
+    ck_assert_int_eq(straggling(), 1);
+    /* The client reads now: what it was owed follows within the flusher's
+     * 100 ms retry, with nobody else sending. */
+    while (filled) {
+        size_t chunk = filled < sizeof(fill) ? filled : sizeof(fill);
+        ssize_t n = read(sv[1], fill, chunk);
+        ck_assert_int_gt(n, 0);
+        filled -= (size_t)n;
+    }
+    ck_assert_str_eq(receive(2000, sizeof(want), &eof), want);
+    ck_assert_int_eq(straggling(), 0);
+}
+END_TEST
+
+START_TEST(test_reply_of_a_failed_round_is_never_sent)
+{
+    int eof;
+
+    journal_sync_fn = sync_fails;
+    uint64_t seq = add_nowait("John");
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
+    /* The socket is shut down: the client sees the end, no reply. */
+    ck_assert_str_eq(receive(2000, 64, &eof), "");
+    ck_assert_int_eq(eof, 1);
+    ck_assert_int_eq(journal_reply_take(jr, &rep), -EIO);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, 0), -EIO);
+}
+END_TEST
+
+static Suite *journal_reply_suite(void)
+{
+    Suite *s = suite_create("journal_reply");
+    TCase *tc = tcase_create("held");
+
+    tcase_add_checked_fixture(tc, setup_always, teardown);
+    tcase_set_timeout(tc, 20);
+    tcase_add_test(tc, test_reply_sent_by_the_round);
+    tcase_add_test(tc, test_reply_durable_already_is_the_callers);
+    tcase_add_test(tc, test_reply_taken_back_is_not_sent);
+    tcase_add_test(tc, test_reply_too_big_is_refused);
+    tcase_add_test(tc, test_reply_rest_sent_when_the_socket_has_room);
+    tcase_add_test(tc, test_reply_of_a_failed_round_is_never_sent);
+    suite_add_tcase(s, tc);
+    return s;
+}
+SUITE_REGISTER(journal_reply_suite)
