@@ -1,70 +1,16 @@
 /* check_store.c -- unit tests for server/store.c: add, duplicate add
  * (-EEXIST, the stored entry unchanged), delete (-ENOENT; the unlinked entry
- * handed back), find, count, in-order foreach and the tree check, then
- * random adds and deletes from a fixed seed against a simple reference with
- * the checker after every step; the race-window pause; the held() assertion
- * of every _locked function. Most tests use the serial policy: one thread
- * owns the store and no lock exists. */
+ * handed back), find, count, in-order foreach and the tree check; the
+ * race-window pause. The store uses the serial policy: one thread owns it
+ * and no lock exists (the fixture and helpers are in storetest.h). The
+ * limits and random runs are check_store_limits.c's, the held() assertion
+ * of every _locked function check_store_held.c's. */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "suites.h"
-#include "../server/server.h"
 #include "../server/store.h"
-#include "../server/lockmode.h"
-
-static struct store st;
-
-static void setup(void)
-{
-    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_SERIAL]), 0);
-}
-
-static void teardown(void)
-{
-    store_destroy(&st);
-}
-
-static struct entry *new_entry(const char *first, const char *last, int age,
-                               const char *ssn)
-{
-    struct entry *e = entry_new(last, strlen(last), first, strlen(first),
-                                entry_ssn_pack(ssn), age);
-
-    ck_assert_ptr_nonnull(e);
-    return e;
-}
-
-/* A lookup key: the two names only. */
-static struct entry_key key(const char *first, const char *last)
-{
-    return (struct entry_key){ .last = last, .first = first };
-}
-
-static int add(struct entry *e)
-{
-    struct store_mutation m = { .op = STORE_ADD, .entry = e };
-    return store_apply_locked(&st, &m);
-}
-
-/* Deletes first/last; returns the result and puts the unlinked entry (or
- * what m.removed held, NULL to start with) into *removed. */
-static int del(const char *first, const char *last, struct entry **removed)
-{
-    struct store_mutation m = { .op = STORE_DELETE, .key = key(first, last) };
-    int rc = store_apply_locked(&st, &m);
-
-    *removed = m.removed;
-    return rc;
-}
-
-static const struct entry *find(const char *first, const char *last)
-{
-    struct entry_key k = key(first, last);
-    return store_find_locked(&st, &k);
-}
+#include "storetest.h"
 
 struct collect {
     char text[4096];
@@ -334,165 +280,14 @@ START_TEST(test_store_pause_hook_runs_in_add_and_delete)
 }
 END_TEST
 
-/* ---- the held() assertion ---------------------------------------------- */
-
-static struct store locked_st;
-
-START_TEST(test_store_locked_call_without_lock_aborts)
-{
-    ck_assert_int_eq(store_init(&locked_st, &lock_policies[_i]), 0);
-    if (!freopen("/dev/null", "w", stderr))     /* the expected message */
-        return;
-    store_count_locked(&locked_st);             /* not held: assert fires */
-}
-END_TEST
-
-START_TEST(test_store_locked_call_with_lock_passes)
-{
-    ck_assert_int_eq(store_init(&locked_st, &lock_policies[_i]), 0);
-    ck_assert_int_eq(store_lock_owned(&locked_st), 0);
-    ck_assert_int_eq(store_lock(&locked_st), 0);
-    ck_assert_int_eq(store_lock_owned(&locked_st), 1);
-    ck_assert_uint_eq(store_count_locked(&locked_st), 0);
-    ck_assert_int_eq(store_unlock(&locked_st), 0);
-    ck_assert_int_eq(store_lock_owned(&locked_st), 0);
-    store_destroy(&locked_st);
-}
-END_TEST
-
-/* serial and nolock have no lock: held() says so, and nothing aborts. */
-START_TEST(test_store_lockless_modes_say_no_lock)
-{
-    static const enum lock_mode modes[] = { LOCK_MODE_SERIAL,
-                                            LOCK_MODE_NOLOCK };
-
-    for (size_t i = 0; i < 2; i++) {
-        const struct lock_policy *p = &lock_policies[modes[i]];
-        ck_assert_int_eq(store_init(&locked_st, p), 0);
-        ck_assert_int_eq(p->held(&locked_st), LOCK_NONE);
-        ck_assert_uint_eq(store_count_locked(&locked_st), 0);
-        store_destroy(&locked_st);
-    }
-    const struct lock_policy *fine = &lock_policies[LOCK_MODE_FINE];
-    ck_assert_int_eq(store_init(&locked_st, fine), 0);
-    ck_assert_int_eq(fine->held(&locked_st), LOCK_NOT_HELD);
-    ck_assert_int_eq(store_lock(&locked_st), 0);
-    ck_assert_int_eq(fine->held(&locked_st), LOCK_HELD);
-    ck_assert_int_eq(store_unlock(&locked_st), 0);
-    store_destroy(&locked_st);
-}
-END_TEST
-
-/* ---- limits ----------------------------------------------------------- */
-
-START_TEST(test_store_longest_names)
-{
-    char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
-
-    memset(first, 'f', ENTRY_NAME_MAX);
-    first[ENTRY_NAME_MAX] = '\0';
-    memset(last, 'l', ENTRY_NAME_MAX);
-    last[ENTRY_NAME_MAX] = '\0';
-    ck_assert_int_eq(add(new_entry(first, last, 150, "123-45-6789")), 0);
-    last[ENTRY_NAME_MAX - 1] = 'm';             /* differs in the last byte */
-    ck_assert_int_eq(add(new_entry(first, last, 0, "123-45-6789")), 0);
-    ck_assert_uint_eq(store_count_locked(&st), 2);
-    ck_assert_int_eq(entry_age(find(first, last)), 0);
-}
-END_TEST
-
-/* Random adds and deletes from a fixed seed, checked against a table of
- * which of N names are present, with every invariant checked each step. */
-START_TEST(test_store_random_against_reference)
-{
-    enum { N = 300, STEPS = 6000 };
-    static int present[N];
-    static int ages[N];
-    size_t count = 0;
-    char first[16], last[16];
-    unsigned seed = 12345;
-
-    for (int step = 0; step < STEPS; step++) {
-        int i = (int)(rand_r(&seed) % N);
-        snprintf(first, sizeof(first), "f%d", i % 17);
-        snprintf(last, sizeof(last), "L%d", i);
-        if (rand_r(&seed) % 3) {                /* add twice as often */
-            struct entry *e = new_entry(first, last, step % 151,
-                                        "123-45-6789");
-            int rc = add(e);
-            if (present[i]) {
-                ck_assert_int_eq(rc, -EEXIST);
-                entry_free(e);
-            } else {
-                ck_assert_int_eq(rc, 0);
-                present[i] = 1;
-                ages[i] = step % 151;
-                count++;
-            }
-        } else {
-            struct entry *removed = NULL;
-            int rc = del(first, last, &removed);
-            if (present[i]) {
-                ck_assert_int_eq(rc, 0);
-                ck_assert_ptr_nonnull(removed);
-                ck_assert_str_eq(entry_last(removed), last);
-                ck_assert_int_eq(entry_age(removed), ages[i]);
-                entry_free(removed);
-                present[i] = 0;
-                count--;
-            } else {
-                ck_assert_int_eq(rc, -ENOENT);
-            }
-        }
-        ck_assert_uint_eq(store_count_locked(&st), count);
-        const char *broken = store_check_locked(&st);
-        ck_assert_msg(broken == NULL, "step %d: %s", step, broken);
-    }
-    for (int i = 0; i < N; i++) {
-        snprintf(first, sizeof(first), "f%d", i % 17);
-        snprintf(last, sizeof(last), "L%d", i);
-        const struct entry *e = find(first, last);
-        ck_assert_int_eq(e != NULL, present[i]);
-        if (e)
-            ck_assert_int_eq(entry_age(e), ages[i]);
-    }
-}
-END_TEST
-
-/* Ascending inserts then deleting every other one: the worst shape for an
- * unbalanced tree, still within the checker's depth bound here. */
-START_TEST(test_store_sorted_inserts_stay_balanced)
-{
-    enum { N = 5000 };
-    char last[16];
-    struct entry *removed;
-
-    for (int i = 0; i < N; i++) {
-        snprintf(last, sizeof(last), "L%06d", i);
-        ck_assert_int_eq(add(new_entry("x", last, 1, "123-45-6789")), 0);
-    }
-    ck_assert_ptr_null(store_check_locked(&st));
-    for (int i = 0; i < N; i += 2) {
-        snprintf(last, sizeof(last), "L%06d", i);
-        ck_assert_int_eq(del("x", last, &removed), 0);
-        entry_free(removed);
-    }
-    ck_assert_uint_eq(store_count_locked(&st), N / 2);
-    ck_assert_ptr_null(store_check_locked(&st));
-}
-END_TEST
-
 static Suite *store_suite(void)
 {
     Suite *s = suite_create("store");
     TCase *core = tcase_create("core");
     TCase *errors = tcase_create("errors");
-    TCase *limits = tcase_create("limits");
-    TCase *held = tcase_create("held");
 
     tcase_add_checked_fixture(core, setup, teardown);
     tcase_add_checked_fixture(errors, setup, teardown);
-    tcase_add_checked_fixture(limits, setup, teardown);
 
     tcase_add_test(core, test_store_empty);
     tcase_add_test(core, test_store_add_then_find);
@@ -507,22 +302,8 @@ static Suite *store_suite(void)
     tcase_add_test(errors, test_store_delete_missing);
     tcase_add_test(errors, test_store_check_reports_corruption);
 
-    tcase_add_test(limits, test_store_longest_names);
-    tcase_add_test(limits, test_store_random_against_reference);
-    tcase_add_test(limits, test_store_sorted_inserts_stay_balanced);
-
-    /* coarse, fine and buffered each have a mutex to hold. */
-    tcase_add_loop_test_raise_signal(held,
-        test_store_locked_call_without_lock_aborts, SIGABRT,
-        LOCK_MODE_COARSE, LOCK_MODE_BUFFERED + 1);
-    tcase_add_loop_test(held, test_store_locked_call_with_lock_passes,
-                        LOCK_MODE_COARSE, LOCK_MODE_BUFFERED + 1);
-    tcase_add_test(held, test_store_lockless_modes_say_no_lock);
-
     suite_add_tcase(s, core);
-    suite_add_tcase(s, held);
     suite_add_tcase(s, errors);
-    suite_add_tcase(s, limits);
     return s;
 }
 
