@@ -3,7 +3,8 @@
  * by the round that makes their record durable and never before, in order
  * with what follows them, again later when the socket took only part,
  * taken back whole by their owner, and never sent when the round fails
- * (the socket is shut down instead). A real journal on a real file, and a
+ * (the socket is shut down instead); and journal_lead, a round led by the
+ * session itself when none is under way. A real journal on a real file, and a
  * socket pair standing for the client's connection.
  */
 #include <poll.h>
@@ -215,6 +216,80 @@ START_TEST(test_reply_of_a_failed_round_is_never_sent)
 }
 END_TEST
 
+/* ---- journal_lead: a round led by the caller, or -EBUSY ------------- */
+
+struct waiter_arg {
+    uint64_t seq;
+    int rc;
+};
+
+static void *wait_thread(void *arg)
+{
+    struct waiter_arg *w = arg;
+
+    w->rc = journal_wait(jr, w->seq);
+    return NULL;
+}
+
+static int flushing(void)
+{
+    pthread_mutex_lock(&jr->lock);
+    int f = jr->flushing;
+    pthread_mutex_unlock(&jr->lock);
+    return f;
+}
+
+START_TEST(test_lead_leads_when_no_round_is_under_way)
+{
+    struct journal_figures before, after;
+    uint64_t seq = add_nowait("John");
+
+    journal_figures(jr, &before);
+    ck_assert_int_eq(journal_lead(jr, seq), 0);
+    ck_assert_int_eq(journal_durable(jr, seq), 1);
+    journal_figures(jr, &after);
+    ck_assert_uint_eq(after.fsyncs, before.fsyncs + 1);
+    ck_assert_int_eq(journal_lead(jr, seq), 0);     /* durable already */
+    ck_assert_uint_eq(after.fsyncs, before.fsyncs + 1);
+    journal_help(jr);                   /* nothing held: nothing led */
+    journal_figures(jr, &after);
+    ck_assert_uint_eq(after.fsyncs, before.fsyncs + 1);
+}
+END_TEST
+
+START_TEST(test_lead_is_busy_during_a_round)
+{
+    struct waiter_arg w = { .seq = 0 };
+    pthread_t t;
+    int eof;
+
+    journal_sync_fn = sync_slow;
+    w.seq = add_nowait("John");
+    ck_assert_int_eq(pthread_create(&t, NULL, wait_thread, &w), 0);
+    for (int i = 0; i < 200 && !flushing(); i++)
+        usleep(1000);
+    ck_assert_int_eq(flushing(), 1);
+    uint64_t seq = add_nowait("Jane");      /* after the round took its */
+    ck_assert_int_eq(journal_lead(jr, seq), -EBUSY);
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
+    pthread_join(t, NULL);
+    ck_assert_int_eq(w.rc, 0);
+    /* The round after it, the flusher's or a helper's, sends the reply. */
+    journal_help(jr);
+    ck_assert_str_eq(receive(2000, 4, &eof), "OK\n");
+    ck_assert_int_eq(journal_durable(jr, seq), 1);
+}
+END_TEST
+
+START_TEST(test_lead_of_a_failed_round)
+{
+    journal_sync_fn = sync_fails;
+    uint64_t seq = add_nowait("John");
+
+    ck_assert_int_eq(journal_lead(jr, seq), -EIO);
+}
+END_TEST
+
 static Suite *journal_reply_suite(void)
 {
     Suite *s = suite_create("journal_reply");
@@ -228,6 +303,9 @@ static Suite *journal_reply_suite(void)
     tcase_add_test(tc, test_reply_too_big_is_refused);
     tcase_add_test(tc, test_reply_rest_sent_when_the_socket_has_room);
     tcase_add_test(tc, test_reply_of_a_failed_round_is_never_sent);
+    tcase_add_test(tc, test_lead_leads_when_no_round_is_under_way);
+    tcase_add_test(tc, test_lead_is_busy_during_a_round);
+    tcase_add_test(tc, test_lead_of_a_failed_round);
     suite_add_tcase(s, tc);
     return s;
 }

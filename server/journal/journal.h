@@ -149,6 +149,22 @@ void journal_set_compact_min(struct journal *j, uint64_t bytes);
  * thread, nor under the store lock for a store operation (asserted). */
 int journal_wait(struct journal *j, uint64_t seq);
 
+/* journal_wait's first step alone: when record seq is not durable and
+ * no round is under way, leads one (and another while seq is not covered
+ * and none is under way). Returns 0 when seq is durable, -EBUSY when a
+ * round under way (or a compaction's switch) is to make it so: the caller
+ * holds its reply (journal_reply_push) instead of sleeping; -EIO when it
+ * never will be. Blocks only for its own round's write and sync. Never on
+ * an event loop's thread, nor under the store lock (asserted). */
+int journal_lead(struct journal *j, uint64_t seq);
+
+/* After a session that led a round has sent its own reply: while other
+ * sessions' replies are held for records no round has taken yet, and
+ * none is under way, leads the next, at most JOURNAL_HELP_ROUNDS of them
+ * (journal_int.h), so that the flusher's thread need not be woken for
+ * them. Returns at once when no reply is held. Blocks as journal_lead. */
+void journal_help(struct journal *j);
+
 /* Whether record seq is durable now, without waiting: 1 when it is, 0 when
  * not yet, -EIO when it never will be (the journal is read-only). */
 int journal_durable(struct journal *j, uint64_t seq);

@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "hist.h"
@@ -23,6 +24,7 @@
 #define JOURNAL_SYNC_NS (1000 * TIME_NS_PER_MS) /* everysec's period */
 #define JOURNAL_COMPACT_MIN (64ULL << 20) /* the automatic compaction's
                                            default least size */
+#define JOURNAL_HELP_ROUNDS 4   /* journal_help's rounds at most */
 #define JOURNAL_COMPACT_SUFFIX ".compact" /* the new file while it is built */
 
 /* A thread asleep in journal_wait with JOURNAL_WAKE_SIGNAL (a session's
@@ -117,6 +119,9 @@ struct journal {
                                        unordered */
     unsigned stragglers;        /* of them, due but not taken whole by
                                    their socket: tried again each 100 ms */
+    atomic_uint replies_queued; /* how many are on j->replies: written
+                                   under lock, read without it first
+                                   (journal_help) */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
     struct hist fsync_ns;

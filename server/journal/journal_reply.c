@@ -38,6 +38,7 @@ static void link_locked(struct journal *j, struct journal_reply *r)
         j->replies->prev = r;
     j->replies = r;
     r->state = JREPLY_QUEUED;
+    atomic_fetch_add_explicit(&j->replies_queued, 1, memory_order_relaxed);
 }
 
 static void unlink_locked(struct journal *j, struct journal_reply *r)
@@ -50,6 +51,7 @@ static void unlink_locked(struct journal *j, struct journal_reply *r)
         r->next->prev = r->prev;
     r->prev = r->next = NULL;
     r->state = JREPLY_IDLE;
+    atomic_fetch_sub_explicit(&j->replies_queued, 1, memory_order_relaxed);
 }
 
 /* Until no round's thread is sending r; j->lock held. */

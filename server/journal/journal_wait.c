@@ -192,6 +192,35 @@ int journal_wait(struct journal *j, uint64_t seq)
     return rc;
 }
 
+int journal_lead(struct journal *j, uint64_t seq)
+{
+    int rc;
+
+    SRV_ASSERT_MAY_BLOCK();
+    STORE_ASSERT_NOT_HELD(j->store);
+    if (atomic_load(&j->durable_seq) >= seq)
+        return 0;
+    pthread_mutex_lock(&j->lock);
+    while (atomic_load(&j->durable_seq) < seq && !j->broken &&
+           !j->flushing && j->compact_state != JCOMPACT_READY)
+        lead_round_locked(j);
+    rc = atomic_load(&j->durable_seq) >= seq ? 0 : j->broken ? -EIO : -EBUSY;
+    pthread_mutex_unlock(&j->lock);
+    return rc;
+}
+
+void journal_help(struct journal *j)
+{
+    if (!atomic_load_explicit(&j->replies_queued, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&j->lock);
+    for (int n = 0; n < JOURNAL_HELP_ROUNDS && j->replies &&
+         j->buf[j->active].len && !j->broken && !j->flushing &&
+         j->compact_state != JCOMPACT_READY; n++)
+        lead_round_locked(j);
+    pthread_mutex_unlock(&j->lock);
+}
+
 /* The flusher leads the round, not the event loop that asks: a worker
  * never waits for a write or a sync, its other connections go on being
  * answered meanwhile. When a round is under way already, its end starts

@@ -140,15 +140,27 @@ static int conn_hold(struct conn *c, const void *data, size_t len,
 }
 
 /* The one way out of a thread's session. A reply that acknowledges a
- * journal record, and what follows it while it is held, is handed to the
- * journal (conn_hold); one that does not fit waits here until the record
- * is durable (journal_wait leads a round itself when none is under way),
- * then is written, blocking. */
+ * journal record not yet durable: when no round is under way, this thread
+ * leads one and then writes the reply (group commit without a hand-off);
+ * when one is, the reply, and what follows it while it is held, is handed
+ * to the journal (conn_hold), which sends it when the round that covers it
+ * ends; one that does not fit waits here until the record is durable
+ * (journal_wait), then is written, blocking. */
 static int conn_send(void *arg, const void *data, size_t len,
                      uint64_t durable)
 {
     struct conn *c = arg;
+    int led = 0;
 
+    /* No round under way: this thread leads one (its own write and
+     * sync), and replies with nothing held. Else the reply is held. */
+    if (durable && !c->reply_held && c->is_socket) {
+        int rc = journal_lead(c->session->store->journal, durable);
+        if (rc == 0)
+            durable = 0, led = 1;
+        else if (rc != -EBUSY)
+            return rc;          /* never durable: the reply must not go */
+    }
     if (c->is_socket && (durable || c->reply_held)) {
         int rc = conn_hold(c, data, len, durable);
         if (rc <= 0)
@@ -161,7 +173,10 @@ static int conn_send(void *arg, const void *data, size_t len,
         if (rc)
             return rc;          /* never durable: the reply must not go */
     }
-    return write_charged(c, data, len);
+    int rc = write_charged(c, data, len);
+    if (led && rc == 0)         /* its reply gone: rounds for the others */
+        journal_help(c->session->store->journal);
+    return rc;
 }
 
 /* fine's streamed PRINT: written at once, the store lock held. */
