@@ -171,6 +171,11 @@ struct rb_node *rb_find_slot(struct rb_tree *t, const void *key,
     struct rb_node *p = NULL, **l = &t->root;
 
     while (*l) {
+        /* Both children are asked for before the comparison reads this
+         * node's key, which may sit on a second cache line: the misses
+         * overlap (+4 % to +7 % inserts/s, docs/PERFORMANCE.md). */
+        __builtin_prefetch((*l)->left);
+        __builtin_prefetch((*l)->right);
         int c = cmp(key, *l);
 
         p = *l;

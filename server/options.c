@@ -84,7 +84,7 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         unfair (whoever finds it free; no bound)\n"
 "      --unfair-lock      the same as --lock-order unfair\n"
 "      --workers N        worker threads for --io events (default: the\n"
-"                         number of CPUs)\n"
+"                         number of CPUs less one, at least 1)\n"
 "      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
 "                         at start-up: a restart loses nothing that was\n"
 "                         acknowledged (not in nolock mode)\n"
@@ -251,8 +251,13 @@ static void set_defaults(struct options *opt)
                                                    docs/DURABILITY.md */
     opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
     opt->metrics_port = -1;
+    /* One CPU is left to the rest: the listener, the flusher, and on a
+     * small machine the clients. On 2 CPUs, one worker against two served
+     * a one-thread driver faster in 7 of 8 cells of bench-compare, inserts
+     * by 1.4x: two workers spend the store lock's hand-overs on futex
+     * calls and context switches (docs/PERFORMANCE.md). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    opt->workers = cpus > 0 && cpus <= 256 ? (int)cpus : 2;
+    opt->workers = cpus > 1 && cpus <= 257 ? (int)cpus - 1 : 1;
 }
 
 /* Applies one option getopt_long returned; exits for --help, --version
