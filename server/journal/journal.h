@@ -30,6 +30,7 @@
 #define SSN_JOURNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "store.h"
@@ -234,6 +235,10 @@ struct journal_reply {
     int owner_waits;            /* the owner sleeps on done; j->lock */
     int straggling;             /* queued again after a send its socket
                                    did not take whole; j->lock */
+    _Atomic int held;           /* 1 from a push until what r holds is
+                                   sent, failed or taken back: written
+                                   under j->lock, read by the owner
+                                   without it (journal_reply_held) */
     uint64_t seq;               /* the record data[off, len) waits for */
     size_t off, len;
     pthread_cond_t done;        /* a send under way ended */
@@ -244,6 +249,14 @@ struct journal_reply {
 /* A reply holder for socket fd, and its end (not queued: taken back). */
 void journal_reply_init(struct journal_reply *r, int fd);
 void journal_reply_destroy(struct journal_reply *r);
+
+/* Whether the journal may still hold bytes of r: 0 once they are all
+ * sent (or failed, or taken back), read without j->lock. A session
+ * whose replies are no longer held leads rounds itself again. */
+static inline int journal_reply_held(const struct journal_reply *r)
+{
+    return atomic_load_explicit(&r->held, memory_order_acquire);
+}
 
 /* Hands data, which acknowledges record seq (0: none; it then waits for
  * what r holds already, as it follows it), to the journal. Returns 0 when

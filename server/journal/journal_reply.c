@@ -112,6 +112,7 @@ int journal_reply_push(struct journal *j, struct journal_reply *r,
         r->seq = seq;
     if (r->state == JREPLY_IDLE)
         link_locked(j, r);
+    atomic_store_explicit(&r->held, 1, memory_order_release);
     /* The flusher leads the round when none is under way; a round under
      * way ends by starting the next when records wait (journal_commit). */
     if (r->seq > durable && !j->flushing)
@@ -131,6 +132,7 @@ int journal_reply_take(struct journal *j, struct journal_reply *r)
         unstraggle_locked(j, r);
         unlink_locked(j, r);
     }
+    atomic_store_explicit(&r->held, 0, memory_order_release);
     rc = r->err;
     pthread_mutex_unlock(&j->lock);
     return rc;
@@ -197,8 +199,10 @@ void journal_replies_deliver_locked(struct journal *j,
             link_locked(j, r);          /* the rest, in 100 ms */
             r->straggling = 1;
             j->stragglers++;
-        } else if (!r->err) {
-            r->off = r->len = 0;
+        } else {
+            if (!r->err)
+                r->off = r->len = 0;
+            atomic_store_explicit(&r->held, 0, memory_order_release);
         }
         if (r->owner_waits) {
             r->owner_waits = 0;

@@ -152,6 +152,11 @@ static int conn_send(void *arg, const void *data, size_t len,
     struct conn *c = arg;
     int led = 0;
 
+    /* Held replies all sent (or failed, whose error the socket repeats):
+     * nothing to follow, so the session may lead rounds again. */
+    if (c->reply_held && !journal_reply_held(c->reply))
+        c->reply_held = 0;
+
     /* No round under way: this thread leads one (its own write and
      * sync), and replies with nothing held. Else the reply is held. */
     if (durable && !c->reply_held && c->is_socket) {
