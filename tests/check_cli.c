@@ -44,7 +44,23 @@ static void restore_stderr(void)
 #define ARGV(...) ((char *[]){ "ssn-cli", __VA_ARGS__, NULL })
 #define ARGC(...) ((int)(sizeof((char *[]){ "ssn-cli", __VA_ARGS__ }) / \
                          sizeof(char *)))
-#define PARSE(o, ...) cli_parse((o), ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+/* cli_parse keeps pointers into argv (the host, the request's words), and
+ * ARGV's compound literal ends with the block ck_assert_* opens around
+ * PARSE: the pointers are copied to an array that outlives the check (the
+ * strings themselves are literals). */
+static char **kept_argv(char **argv, int argc)
+{
+    static char *saved[8][32];
+    static unsigned next;
+    char **s = saved[next++ % 8];
+
+    ck_assert_int_lt(argc, 32);
+    memcpy(s, argv, (size_t)(argc + 1) * sizeof(*s));
+    return s;
+}
+
+#define PARSE(o, ...) cli_parse((o), ARGC(__VA_ARGS__), \
+                                kept_argv(ARGV(__VA_ARGS__), ARGC(__VA_ARGS__)))
 
 START_TEST(test_cli_parse_defaults)
 {
