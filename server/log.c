@@ -6,7 +6,6 @@
  * the active buffer is full the line is dropped and counted instead.
  * The writer is woken with pthread_cond_signal on its own condition: there
  * is exactly one waiter (tools/bench-wakeup measures the alternatives).
- * log_ratelimited keeps its state in the caller's struct, atomics only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -188,30 +187,3 @@ int log_reopen(void)
     return rc;
 }
 
-int log_ratelimited(struct log_ratelimit *rl, int level, const char *fmt, ...)
-{
-    char msg[LOG_LINE_MAX];
-    uint64_t now = time_now_ns();
-    uint64_t last = atomic_load_explicit(&rl->last_ns, memory_order_relaxed);
-    unsigned long n;
-    va_list ap;
-
-    STORE_ASSERT_NOT_HELD(&srv.store);
-    if (level > log_level)
-        return 0;
-    /* One thread wins the exchange per interval; the others count. */
-    if ((last && now - last < rl->interval_ns) ||
-        !atomic_compare_exchange_strong(&rl->last_ns, &last, now)) {
-        atomic_fetch_add_explicit(&rl->suppressed, 1, memory_order_relaxed);
-        return 0;
-    }
-    n = atomic_exchange_explicit(&rl->suppressed, 0, memory_order_relaxed);
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    if (n)
-        log_msg(level, "%s (%lu more suppressed)", msg, n);
-    else
-        log_msg(level, "%s", msg);
-    return 1;
-}

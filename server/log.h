@@ -37,23 +37,4 @@ int log_reopen(void);
 void log_msg(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* A rate limit for one source of log lines that a client can cause at
- * will (a refused /metrics request, a wrong AUTH): at most one line per
- * interval, the next one saying how many were suppressed meanwhile. One
- * static struct per source, shared by every thread (atomics only):
- *     static struct log_ratelimit refused = LOG_RATELIMIT_INIT(1000);
- */
-struct log_ratelimit {
-    uint64_t interval_ns;
-    _Atomic uint64_t last_ns;   /* time_now_ns() of the last line; 0: none */
-    atomic_ulong suppressed;    /* lines not logged since */
-};
-#define LOG_RATELIMIT_INIT(ms) { .interval_ns = (uint64_t)(ms) * 1000000 }
-
-/* log_msg through rl: returns 1 when the line was logged (with
- * " (N more suppressed)" when there were), 0 when it was only counted
- * (or the level is filtered out, which counts nothing). */
-int log_ratelimited(struct log_ratelimit *rl, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
 #endif

@@ -73,7 +73,7 @@ static int may_log(const char *key, long *was_held)
     return ok;
 }
 
-void log_source(int level, const char *peer, const char *fmt, ...)
+int log_source(int level, const char *peer, const char *fmt, ...)
 {
     char key[SOURCE_KEY], line[400];
     long held = 0;
@@ -81,7 +81,7 @@ void log_source(int level, const char *peer, const char *fmt, ...)
 
     source_key(peer, key);
     if (!may_log(key, &held))
-        return;
+        return 0;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
@@ -90,4 +90,5 @@ void log_source(int level, const char *peer, const char *fmt, ...)
                 held, key);
     else
         log_msg(level, "%s", line);
+    return 1;
 }

@@ -18,8 +18,9 @@ extern atomic_long log_source_suppressed;
 
 /* log_msg's line, unless peer's address ("addr:port", "[v6]:port"; the
  * port is not part of the source) had one this second, or LOG_SOURCE_PER_SEC
- * such lines were written this second. */
-void log_source(int level, const char *peer, const char *fmt, ...)
+ * such lines were written this second. Returns 1 when it was logged, 0
+ * when held back (and counted). */
+int log_source(int level, const char *peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 #endif

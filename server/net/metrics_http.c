@@ -38,6 +38,7 @@
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
+#include "log_source.h"
 #include "metrics.h"
 #include "metrics_http.h"
 #include "server.h"
@@ -51,7 +52,6 @@
 static struct event_base *base;
 static struct digest *auth_digest;     /* the HTTP thread's, for
                                            server_password_ok */
-static struct log_ratelimit refused_log = LOG_RATELIMIT_INIT(1000);
 static struct evhttp *http;
 static pthread_t thread;
 static int running;
@@ -312,9 +312,12 @@ static void refuse(struct evhttp_request *req)
 
     if (conn)
         evhttp_connection_get_peer(conn, (char **)&host, &port);
-    log_ratelimited(&refused_log, LOG_LEVEL_WARN, "/metrics: refused a "
-                    "request without the right password from %s:%u", host,
-                    (unsigned)port);
+    char peer[SSN_PEER_MAX];
+
+    /* As a wrong AUTH's: one line a second per address at most. */
+    snprintf(peer, sizeof(peer), "%s:%u", host, (unsigned)port);
+    log_source(LOG_LEVEL_WARN, peer, "/metrics: refused a request without "
+               "the right password from %s", peer);
     /* evhttp_send_error would drop the challenge: it clears the
      * headers. The body is a constant: nothing of the request echoed. */
     struct evkeyvalq *h = evhttp_request_get_output_headers(req);
