@@ -30,6 +30,11 @@ int cmd_store_enter(struct session *s, enum store_access how)
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
+    else if (s->batch_ok && s->batch_max > 0 && lr_pending(&s->in))
+        /* A batch begins: the requests after this one are looked at
+         * now, their cache lines asked for together. */
+        store_prefetch_batch(s->store, s->in.buf + s->in.start,
+                             s->in.end - s->in.start);
     return rc;
 }
 

@@ -261,6 +261,15 @@ size_t store_count_locked(const struct store *st);
  * index is sized for them now instead of doubling on the way. */
 void store_reserve_locked(struct store *st, size_t n);
 
+/* A hint before a batch of pipelined requests runs under one hold of the
+ * store lock (store_prefetch.c): asks the cache for the tree paths of the
+ * ADDs and the index slots of the ADDs, FINDs and DELETEs among the whole
+ * lines of buf (at most 16), walking them side by side so that their
+ * misses overlap. Changes nothing; does nothing without the hash index
+ * (nolock). The store lock held. */
+void store_prefetch_batch(const struct store *st, const char *buf,
+                          size_t len);
+
 /* NULL when every tree invariant holds, else the broken one's name. */
 const char *store_check_locked(const struct store *st);
 

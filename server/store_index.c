@@ -152,6 +152,23 @@ struct entry *sindex_find(const struct store_index *ix,
     return e;
 }
 
+void sindex_prefetch(const struct store_index *ix, uint64_t h)
+{
+    if (ix->now.slots)
+        __builtin_prefetch(&ix->now.slots[h & ix->now.mask]);
+    if (ix->old.slots)
+        __builtin_prefetch(&ix->old.slots[h & ix->old.mask]);
+}
+
+void sindex_prefetch_entry(const struct store_index *ix, uint64_t h)
+{
+    const struct sindex_table *t = &ix->now;
+    uint64_t s;
+
+    if (t->slots && (s = t->slots[h & t->mask]) && tag_of(s) == tag_of(h))
+        __builtin_prefetch(entry_of(s));
+}
+
 /* Moves at least step entries (whole runs) from the old table to the new
  * one; frees the old table once it is drained. */
 static void drain(struct store_index *ix, size_t step)

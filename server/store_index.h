@@ -55,6 +55,14 @@ uint64_t sindex_hash(const char *last, const char *first);
 struct entry *sindex_find(const struct store_index *ix,
                           const struct entry_key *key, uint64_t h);
 
+/* Asks the cache for the slots a lookup of hash h starts at (a hint: no
+ * effect on what the index holds). Only when sindex_on. */
+void sindex_prefetch(const struct store_index *ix, uint64_t h);
+
+/* The entry in the slot a lookup of hash h starts at, asked for when its
+ * tag matches (after sindex_prefetch has brought the slot: a hint). */
+void sindex_prefetch_entry(const struct store_index *ix, uint64_t h);
+
 /* Indexes e, whose name (hash h) is not indexed yet. May grow the table,
  * or turn the index off; never fails. */
 void sindex_insert(struct store_index *ix, struct entry *e, uint64_t h);

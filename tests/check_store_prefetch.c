@@ -1,0 +1,104 @@
+/* check_store_prefetch.c -- store_prefetch_batch (server/store_prefetch.c),
+ * the hint a batch of pipelined requests gives before it runs: it reads
+ * whatever the input holds, whole lines or not, known commands or not,
+ * names of any length, without reading past the buffer (ASan's runs) and
+ * without changing the tree or the index. Each buffer is copied into one
+ * of exactly its length, so that a read past it is ASan's to see.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "suites.h"
+#include "storetest.h"
+
+/* Runs the hint on a copy of text (len bytes) and checks the store is as
+ * it was. */
+static void hint(const char *text, size_t len)
+{
+    char *copy = malloc(len ? len : 1);
+
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, text, len);
+    size_t before = store_count_locked(&st);
+    store_prefetch_batch(&st, copy, len);
+    ck_assert_uint_eq(store_count_locked(&st), before);
+    ck_assert_ptr_null(store_check_locked(&st));
+    free(copy);
+}
+
+#define HINT(s) hint((s), sizeof(s) - 1)
+
+static void fill(int n)
+{
+    char first[16], last[16];
+
+    for (int i = 0; i < n; i++) {
+        snprintf(first, sizeof(first), "f%d", (i * 7919) % n);
+        snprintf(last, sizeof(last), "L%d", (i * 7919) % n);
+        ck_assert_int_eq(add(new_entry(first, last, 30, "123-45-6789")), 0);
+    }
+}
+
+START_TEST(test_prefetch_empty_store)
+{
+    HINT("ADD a b 1 123-45-6789\nFIND a b\nDELETE a b\n");
+    HINT("");
+}
+END_TEST
+
+START_TEST(test_prefetch_reads_any_input)
+{
+    static char names63[200], names64[200];
+
+    fill(2000);
+    HINT("ADD f1 L1 30 123-45-6789\nADD fx Lx 30 123-45-6789\n"
+         "find f5 L5\nDELETE f7 L7\nCOUNT\nPRINT\n");
+    HINT("ADD f1 L1 30 123-45-6789");               /* no newline */
+    HINT("ADD\nADD f1\nFIND\nDELETE   \n\n\n");    /* words missing */
+    HINT("ADDX f1 L1\nFINDER a b\nAD a b\n\r\n");   /* other commands */
+    HINT("ADD f1 L1\r\nFIND\tf2\tL2\r\n");         /* CRLF and tabs */
+    HINT("\xff\xfe\x00\x01 ADD \x80 \x81\n");       /* bytes */
+    /* Names at the limit and over it (skipped, never copied past it). */
+    memset(names63, 'a', 63);
+    snprintf(names63 + 63, sizeof(names63) - 63, " %.*s\n", 63,
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+    char line[300];
+    snprintf(line, sizeof(line), "ADD %s", names63);
+    hint(line, strlen(line));
+    memset(names64, 'a', 64);
+    snprintf(line, sizeof(line), "FIND %.*s b\nADD b %.*s 1 1\n", 64, names64,
+             64, names64);
+    hint(line, strlen(line));
+    /* More lines than it looks at. */
+    char many[4096];
+    size_t n = 0;
+    for (int i = 0; i < 40; i++)
+        n += (size_t)snprintf(many + n, sizeof(many) - n,
+                              "ADD g%d M%d 30 123-45-6789\n", i, i);
+    hint(many, n);
+}
+END_TEST
+
+static void setup_buffered(void)
+{
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    store_lock(&st);
+}
+
+static void teardown_buffered(void)
+{
+    store_unlock(&st);
+    store_destroy(&st);
+}
+
+static Suite *store_prefetch_suite(void)
+{
+    Suite *s = suite_create("store_prefetch");
+    TCase *tc = tcase_create("hint");
+
+    tcase_add_checked_fixture(tc, setup_buffered, teardown_buffered);
+    tcase_add_test(tc, test_prefetch_empty_store);
+    tcase_add_test(tc, test_prefetch_reads_any_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
+SUITE_REGISTER(store_prefetch_suite)
