@@ -213,6 +213,8 @@ void journal_help(struct journal *j)
 {
     if (!atomic_load_explicit(&j->replies_queued, memory_order_relaxed))
         return;
+    SRV_ASSERT_MAY_BLOCK();             /* its rounds write, sync and send */
+    STORE_ASSERT_NOT_HELD(j->store);
     pthread_mutex_lock(&j->lock);
     for (int n = 0; n < JOURNAL_HELP_ROUNDS && j->replies &&
          j->buf[j->active].len && !j->broken && !j->flushing &&
