@@ -156,6 +156,19 @@ static void lead_round_locked(struct journal *j)
      * lock (coarse). */
 }
 
+/* Leads rounds while record seq is not durable and none is under way
+ * (nor a compaction's switch, the flusher's). Returns 0 when seq is
+ * durable, -EIO when it never will be, -EBUSY when a round under way is
+ * to make it so; j->lock held. */
+static int lead_while_idle_locked(struct journal *j, uint64_t seq)
+{
+    while (atomic_load(&j->durable_seq) < seq && !j->broken &&
+           !j->flushing && j->compact_state != JCOMPACT_READY)
+        lead_round_locked(j);
+    return atomic_load(&j->durable_seq) >= seq ? 0 : j->broken ? -EIO
+                                                               : -EBUSY;
+}
+
 /* Group commit without a hand-off: a session whose record is not durable
  * leads a round itself when none is under way (the flusher's thread would
  * cost two wake-ups per round), else sleeps until the round under way
@@ -169,11 +182,7 @@ int journal_wait(struct journal *j, uint64_t seq)
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
-    while (atomic_load(&j->durable_seq) < seq && !j->broken) {
-        if (!j->flushing && j->compact_state != JCOMPACT_READY) {
-            lead_round_locked(j);
-            continue;
-        }
+    while ((rc = lead_while_idle_locked(j, seq)) == -EBUSY) {
         if (!j->flushing)       /* a compaction's switch: the flusher's */
             pthread_cond_signal(&j->work);
         if (j->wake == JOURNAL_WAKE_SIGNAL)
@@ -187,7 +196,6 @@ int journal_wait(struct journal *j, uint64_t seq)
             hist_record(&j->wake_ns, time_now_ns() - j->published_ns);
         }
     }
-    rc = atomic_load(&j->durable_seq) >= seq ? 0 : -EIO;
     pthread_mutex_unlock(&j->lock);
     return rc;
 }
@@ -201,10 +209,7 @@ int journal_lead(struct journal *j, uint64_t seq)
     if (atomic_load(&j->durable_seq) >= seq)
         return 0;
     pthread_mutex_lock(&j->lock);
-    while (atomic_load(&j->durable_seq) < seq && !j->broken &&
-           !j->flushing && j->compact_state != JCOMPACT_READY)
-        lead_round_locked(j);
-    rc = atomic_load(&j->durable_seq) >= seq ? 0 : j->broken ? -EIO : -EBUSY;
+    rc = lead_while_idle_locked(j, seq);
     pthread_mutex_unlock(&j->lock);
     return rc;
 }
