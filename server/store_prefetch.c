@@ -21,8 +21,8 @@
 #define PREFETCH_MAX 16         /* requests looked ahead at most */
 
 struct pf_key {
-    const char *last, *first;   /* in the input, not NUL-terminated */
-    size_t last_len, first_len;
+    char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
+    char first[ENTRY_NAME_MAX + 1];
     const struct rb_node *at;   /* where its walk is; NULL: done */
     uint64_t h;                 /* its hash in the index */
 };
@@ -42,9 +42,23 @@ static size_t word(const char **p, const char *end, const char **w)
     return (size_t)(s - *w);
 }
 
+/* A word of 1..ENTRY_NAME_MAX bytes into buf, NUL-terminated; 0 if none
+ * or longer. */
+static int name(const char **p, const char *end, char *buf)
+{
+    const char *w;
+    size_t n = word(p, end, &w);
+
+    if (n == 0 || n > ENTRY_NAME_MAX)
+        return 0;
+    memcpy(buf, w, n);
+    buf[n] = '\0';
+    return 1;
+}
+
 /* ADD, FIND and DELETE name a person by their next two words; "ADD" is
  * the only one that walks the tree (the others are the index's). Returns
- * 1 with k filled, 0 for any other line. */
+ * 1 with k's names filled, 0 for any other line. */
 static int parse_line(const char *p, const char *end, struct pf_key *k,
                       int *walk)
 {
@@ -58,30 +72,7 @@ static int parse_line(const char *p, const char *end, struct pf_key *k,
         *walk = 0;
     else
         return 0;
-    k->first_len = word(&p, end, &k->first);
-    k->last_len = word(&p, end, &k->last);
-    return k->first_len && k->last_len && k->first_len <= ENTRY_NAME_MAX &&
-           k->last_len <= ENTRY_NAME_MAX;
-}
-
-/* a (len bytes, no NUL) against the NUL-terminated b, as strcmp orders
- * them. */
-static int name_cmp(const char *a, size_t len, const char *b)
-{
-    for (size_t i = 0; i < len; i++) {
-        unsigned char x = (unsigned char)a[i], y = (unsigned char)b[i];
-        if (x != y || y == '\0')
-            return x < y ? -1 : 1;
-    }
-    return b[len] ? -1 : 0;
-}
-
-static int key_cmp(const struct pf_key *k, const struct rb_node *n)
-{
-    const struct entry *e = RB_ENTRY(n, const struct entry, node);
-    int c = name_cmp(k->last, k->last_len, entry_last(e));
-
-    return c ? c : name_cmp(k->first, k->first_len, entry_first(e));
+    return name(&p, end, k->first) && name(&p, end, k->last);
 }
 
 /* A node and the line its names begin on. */
@@ -93,8 +84,7 @@ static void fetch_node(const struct rb_node *n)
     __builtin_prefetch(e->names);
 }
 
-static void walk_side_by_side(const struct store *st, struct pf_key *k,
-                              int nk)
+static void walk_side_by_side(struct pf_key *k, int nk)
 {
     for (int level = 0; level < RB_MAX_DEPTH; level++) {
         int live = 0;
@@ -102,7 +92,8 @@ static void walk_side_by_side(const struct store *st, struct pf_key *k,
             const struct rb_node *n = k[i].at;
             if (!n)
                 continue;
-            int c = key_cmp(&k[i], n);
+            const struct entry_key key = { k[i].last, k[i].first };
+            int c = entry_key_cmp(&key, n);
             n = c < 0 ? n->left : c > 0 ? n->right : NULL;
             k[i].at = n;
             if (n) {
@@ -113,7 +104,6 @@ static void walk_side_by_side(const struct store *st, struct pf_key *k,
         if (!live)
             break;
     }
-    (void)st;
 }
 
 void store_prefetch_batch(const struct store *st, const char *buf,
@@ -131,12 +121,7 @@ void store_prefetch_batch(const struct store *st, const char *buf,
         if (!nl)
             break;              /* not a whole line yet */
         if (parse_line(p, nl, &k[nk], &walk)) {
-            char last[ENTRY_NAME_MAX + 1], first[ENTRY_NAME_MAX + 1];
-            memcpy(last, k[nk].last, k[nk].last_len);
-            last[k[nk].last_len] = '\0';
-            memcpy(first, k[nk].first, k[nk].first_len);
-            first[k[nk].first_len] = '\0';
-            k[nk].h = sindex_hash(last, first);
+            k[nk].h = sindex_hash(k[nk].last, k[nk].first);
             sindex_prefetch(&st->index, k[nk].h);
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {
@@ -150,7 +135,7 @@ void store_prefetch_batch(const struct store *st, const char *buf,
         p = nl + 1;
     }
     if (nwalk > 1)
-        walk_side_by_side(st, k, nwalk);
+        walk_side_by_side(k, nwalk);
     /* The slots have come in meanwhile: the entries they point to. */
     for (int i = 0; i < nk; i++)
         sindex_prefetch_entry(&st->index, k[i].h);
