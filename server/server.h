@@ -95,9 +95,9 @@ struct conn {
     struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
     /* The thread driver's replies held for the journal (journal.h,
      * struct journal_reply): made on the first durable reply of a socket
-     * connection, its session thread's; NULL before, and for --stdin. */
+     * connection, its session thread's; NULL before, and for --stdin.
+     * Whether the journal still holds some: journal_reply_held. */
     struct journal_reply *reply;
-    int reply_held;             /* the journal may hold some of them */
     int is_socket;              /* the thread driver's: may hold replies */
 };
 

@@ -100,9 +100,10 @@ static int conn_settle(struct conn *c)
     struct journal_reply *r = c->reply;
     int rc;
 
-    if (!c->reply_held)
+    if (!r)
         return 0;
-    c->reply_held = 0;
+    if (!journal_reply_held(r))
+        return r->err;          /* all sent, or the send that failed */
     rc = journal_reply_take(j, r);
     if (rc == 0 && r->len > r->off)
         rc = journal_wait(j, r->seq);
@@ -130,11 +131,7 @@ static int conn_hold(struct conn *c, const void *data, size_t len,
         journal_reply_init(c->reply, c->fd);
     }
     int rc = journal_reply_push(j, c->reply, data, len, durable);
-    if (rc == 0)
-        c->reply_held = 1;
-    else if (rc == 1)
-        c->reply_held = 0;
-    else if (rc == -E2BIG && (rc = conn_settle(c)) == 0)
+    if (rc == -E2BIG && (rc = conn_settle(c)) == 0)
         rc = 2;
     return rc;
 }
@@ -151,22 +148,21 @@ static int conn_send(void *arg, const void *data, size_t len,
 {
     struct conn *c = arg;
     int led = 0;
-
-    /* Held replies all sent (or failed, whose error the socket repeats):
-     * nothing to follow, so the session may lead rounds again. */
-    if (c->reply_held && !journal_reply_held(c->reply))
-        c->reply_held = 0;
+    /* Held replies not all sent yet: these follow them. Once they are
+     * (or failed, whose error the socket repeats), the session may lead
+     * rounds again. */
+    int holding = c->reply && journal_reply_held(c->reply);
 
     /* No round under way: this thread leads one (its own write and
      * sync), and replies with nothing held. Else the reply is held. */
-    if (durable && !c->reply_held && c->is_socket) {
+    if (durable && !holding && c->is_socket) {
         int rc = journal_lead(c->session->store->journal, durable);
         if (rc == 0)
             durable = 0, led = 1;
         else if (rc != -EBUSY)
             return rc;          /* never durable: the reply must not go */
     }
-    if (c->is_socket && (durable || c->reply_held)) {
+    if (c->is_socket && (durable || holding)) {
         int rc = conn_hold(c, data, len, durable);
         if (rc <= 0)
             return rc;
