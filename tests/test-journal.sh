@@ -1,6 +1,7 @@
 #!/bin/bash
 # test-journal.sh -- --journal over real TCP: a restart keeps the people
-# (each fsync policy, each locked mode); kill -9 under pipelined load with
+# (each fsync policy, each locked mode); with a thread per connection no
+# session sleeps for durability (held replies); kill -9 under pipelined load with
 # --fsync always loses no acknowledged mutation and shows nothing unsent; a
 # torn tail is cut; a damaged middle record is refused, then cut with
 # --journal-truncate; a foreign file is refused and left alone; nolock
@@ -53,6 +54,28 @@ case_stats() {
     start_server fine || return
     s=$(ask "$SRV_PORT" 'STATS\n')
     expect_match "STATS without a journal: journal off" "$s" $'journal off\n'
+    stop_server "$SRV_PID"
+}
+
+# A thread per connection: a session whose record a round under way is to
+# make durable hands its reply to the journal and never sleeps for it
+# (server/journal/journal_reply.c): 20 connections of ADDs, every one
+# answered, durable after a restart, and no wake-up counted. Replies over
+# 256 bytes still sleep; "OK" does not.
+case_held_replies() {
+    local out wakes
+    rm -f "$J"
+    start_server fine --journal "$J" --fsync always || return
+    out=$("$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+          -n 2000 --keys 100000 --csv 2>&1)
+    expect_match "threads: 2000 ADDs from 20 connections, all answered" \
+        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
+    wakes=$(ask "$SRV_PORT" 'STATS\n' | awk '$1 == "journal_wakes" { print $2 }')
+    expect_eq "threads: no session slept for durability (journal_wakes)" \
+        "$wakes" 0
+    restart fine --journal "$J" --fsync always || return
+    expect_eq "threads: a restart finds every acknowledged ADD" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" "$(tail -n 1 <<<"$out" | cut -d, -f13)"
     stop_server "$SRV_PID"
 }
 
@@ -162,6 +185,7 @@ case_disk_full() {
 
 case_restart_keeps
 case_stats
+case_held_replies
 case_kill9
 case_torn_tail
 case_damaged_middle
