@@ -27,14 +27,17 @@ int cmd_store_enter(struct session *s, enum store_access how)
         return 0;               /* kept from the request before */
     s->batch_left = s->batch_max;
     s->batch_how = how;
+    /* A batch begins: the requests after this one are read now, and
+     * their cache lines asked for together once the lock is held. */
+    struct store_prefetch pf;
+    int ahead = s->batch_ok && s->batch_max > 0 && lr_pending(&s->in) &&
+                store_prefetch_parse(s->store, &pf, s->in.buf + s->in.start,
+                                     s->in.end - s->in.start);
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
-    else if (s->batch_ok && s->batch_max > 0 && lr_pending(&s->in))
-        /* A batch begins: the requests after this one are looked at
-         * now, their cache lines asked for together. */
-        store_prefetch_batch(s->store, s->in.buf + s->in.start,
-                             s->in.end - s->in.start);
+    else if (ahead)
+        store_prefetch_locked(s->store, &pf);
     return rc;
 }
 

@@ -262,13 +262,27 @@ size_t store_count_locked(const struct store *st);
 void store_reserve_locked(struct store *st, size_t n);
 
 /* A hint before a batch of pipelined requests runs under one hold of the
- * store lock (store_prefetch.c): asks the cache for the tree paths of the
- * ADDs and the index slots of the ADDs, FINDs and DELETEs among the whole
- * lines of buf (at most 16), walking them side by side so that their
- * misses overlap. Changes nothing; does nothing without the hash index
- * (nolock). The store lock held. */
-void store_prefetch_batch(const struct store *st, const char *buf,
-                          size_t len);
+ * store lock (store_prefetch.c): the cache is asked for the tree paths of
+ * the ADDs and the index slots of the ADDs, FINDs and DELETEs among the
+ * whole lines of the input (at most STORE_PREFETCH_MAX), their walks side
+ * by side so that their misses overlap. parse, before the lock: the names
+ * and their hashes into pf; returns how many (0 in nolock, which has no
+ * index). locked, once the batch holds the lock: the walks and the
+ * slots. Changes nothing in the store. */
+#define STORE_PREFETCH_MAX 16
+struct store_prefetch_key {
+    char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
+    char first[ENTRY_NAME_MAX + 1];
+    uint64_t h;                 /* its hash in the index */
+    const struct rb_node *at;   /* where its walk is; NULL: done */
+};
+struct store_prefetch {
+    int n, nwalk;               /* keys, and of them the ADDs (first) */
+    struct store_prefetch_key k[STORE_PREFETCH_MAX];
+};
+int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
+                         const char *buf, size_t len);
+void store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
 /* NULL when every tree invariant holds, else the broken one's name. */
 const char *store_check_locked(const struct store *st);

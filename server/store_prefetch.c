@@ -1,6 +1,6 @@
 /* store_prefetch.c -- the cache lines a batch of pipelined requests will
  * touch, asked for all at once when the batch takes the store lock
- * (store.h, store_prefetch_batch). An insert's walk down the tree is a
+ * (store.h, store_prefetch_parse and _locked). An insert's walk down the tree is a
  * chain of cache misses, one per level below the top ones, each waiting
  * for the last; the walks of a batch's requests do not depend on each
  * other, so this walks them side by side, one level each in turn, asking
@@ -10,7 +10,8 @@
  *
  * Only a hint: it reads the tree and the index and changes nothing, and a
  * line it misreads (a name it cannot parse, an unknown command) is only
- * skipped. It runs with the store lock held (a batch's), and never in
+ * skipped. The input is parsed and hashed before the lock is taken; only
+ * the walks and the index's slots wait for it (a batch's hold). Never in
  * nolock, whose tree may be changing under it (no hash index there).
  */
 #include <string.h>
@@ -18,14 +19,6 @@
 #include "lockmode.h"
 #include "store.h"
 
-#define PREFETCH_MAX 16         /* requests looked ahead at most */
-
-struct pf_key {
-    char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
-    char first[ENTRY_NAME_MAX + 1];
-    const struct rb_node *at;   /* where its walk is; NULL: done */
-    uint64_t h;                 /* its hash in the index */
-};
 
 /* The next word of [*p, end): its start and length, *p moved past it; 0
  * at the end of the line. */
@@ -59,7 +52,7 @@ static int name(const char **p, const char *end, char *buf)
 /* ADD, FIND and DELETE name a person by their next two words; "ADD" is
  * the only one that walks the tree (the others are the index's). Returns
  * 1 with k's names filled, 0 for any other line. */
-static int parse_line(const char *p, const char *end, struct pf_key *k,
+static int parse_line(const char *p, const char *end, struct store_prefetch_key *k,
                       int *walk)
 {
     const char *cmd;
@@ -84,7 +77,7 @@ static void fetch_node(const struct rb_node *n)
     __builtin_prefetch(e->names);
 }
 
-static void walk_side_by_side(struct pf_key *k, int nk)
+static void walk_side_by_side(struct store_prefetch_key *k, int nk)
 {
     for (int level = 0; level < RB_MAX_DEPTH; level++) {
         int live = 0;
@@ -106,37 +99,48 @@ static void walk_side_by_side(struct pf_key *k, int nk)
     }
 }
 
-void store_prefetch_batch(const struct store *st, const char *buf,
-                          size_t len)
+int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
+                         const char *buf, size_t len)
 {
-    struct pf_key k[PREFETCH_MAX];
-    int nk = 0, nwalk = 0;
+    struct store_prefetch_key *k = pf->k;
     const char *p = buf, *end = buf + len;
 
-    if (!st->policy->hash_index || !sindex_on(&st->index))
-        return;
-    while (nk < PREFETCH_MAX && p < end) {
+    pf->n = pf->nwalk = 0;
+    if (!st->policy->hash_index)
+        return 0;
+    while (pf->n < STORE_PREFETCH_MAX && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         int walk;
         if (!nl)
             break;              /* not a whole line yet */
-        if (parse_line(p, nl, &k[nk], &walk)) {
-            k[nk].h = sindex_hash(k[nk].last, k[nk].first);
-            sindex_prefetch(&st->index, k[nk].h);
+        if (parse_line(p, nl, &k[pf->n], &walk)) {
+            k[pf->n].h = sindex_hash(k[pf->n].last, k[pf->n].first);
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {
-                struct pf_key t = k[nk];
-                k[nk] = k[nwalk];
-                k[nwalk] = t;
-                k[nwalk++].at = st->tree.root;
+                struct store_prefetch_key t = k[pf->n];
+                k[pf->n] = k[pf->nwalk];
+                k[pf->nwalk++] = t;
             }
-            nk++;
+            pf->n++;
         }
         p = nl + 1;
     }
-    if (nwalk > 1)
-        walk_side_by_side(k, nwalk);
+    return pf->n;
+}
+
+void store_prefetch_locked(const struct store *st, struct store_prefetch *pf)
+{
+    struct store_prefetch_key *k = pf->k;
+
+    if (!sindex_on(&st->index))
+        return;
+    for (int i = 0; i < pf->n; i++) {
+        sindex_prefetch(&st->index, k[i].h);
+        k[i].at = i < pf->nwalk ? st->tree.root : NULL;
+    }
+    if (pf->nwalk > 1)
+        walk_side_by_side(k, pf->nwalk);
     /* The slots have come in meanwhile: the entries they point to. */
-    for (int i = 0; i < nk; i++)
+    for (int i = 0; i < pf->n; i++)
         sindex_prefetch_entry(&st->index, k[i].h);
 }

@@ -1,4 +1,5 @@
-/* check_store_prefetch.c -- store_prefetch_batch (server/store_prefetch.c),
+/* check_store_prefetch.c -- store_prefetch_parse and _locked
+ * (server/store_prefetch.c),
  * the hint a batch of pipelined requests gives before it runs: it reads
  * whatever the input holds, whole lines or not, known commands or not,
  * names of any length, without reading past the buffer (ASan's runs) and
@@ -19,7 +20,9 @@ static void hint(const char *text, size_t len)
     ck_assert_ptr_nonnull(copy);
     memcpy(copy, text, len);
     size_t before = store_count_locked(&st);
-    store_prefetch_batch(&st, copy, len);
+    struct store_prefetch pf;
+    if (store_prefetch_parse(&st, &pf, copy, len))
+        store_prefetch_locked(&st, &pf);
     ck_assert_uint_eq(store_count_locked(&st), before);
     ck_assert_ptr_null(store_check_locked(&st));
     free(copy);
@@ -78,6 +81,26 @@ START_TEST(test_prefetch_reads_any_input)
 }
 END_TEST
 
+START_TEST(test_prefetch_parse_counts)
+{
+    struct store_prefetch pf;
+    static const char in[] = "FIND a b\nADD c d 1 111-11-1111\nCOUNT\n"
+                             "delete e f\nADD g\nADD h i 1 1";  /* no \n */
+
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1), 3);
+    ck_assert_int_eq(pf.nwalk, 1);                  /* the ADD, first */
+    ck_assert_str_eq(pf.k[0].last, "d");
+    ck_assert_str_eq(pf.k[0].first, "c");
+    ck_assert_uint_eq(pf.k[0].h, sindex_hash("d", "c"));
+    ck_assert_str_eq(pf.k[2].last, "f");
+    /* nolock keeps no index: nothing is read ahead. */
+    struct store nl;
+    ck_assert_int_eq(store_init(&nl, &lock_policies[LOCK_MODE_NOLOCK]), 0);
+    ck_assert_int_eq(store_prefetch_parse(&nl, &pf, in, sizeof(in) - 1), 0);
+    store_destroy(&nl);
+}
+END_TEST
+
 static void setup_buffered(void)
 {
     ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
@@ -98,6 +121,7 @@ static Suite *store_prefetch_suite(void)
     tcase_add_checked_fixture(tc, setup_buffered, teardown_buffered);
     tcase_add_test(tc, test_prefetch_empty_store);
     tcase_add_test(tc, test_prefetch_reads_any_input);
+    tcase_add_test(tc, test_prefetch_parse_counts);
     suite_add_tcase(s, tc);
     return s;
 }
