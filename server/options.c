@@ -73,8 +73,7 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         threads with an event loop each, memcached's)\n"
 "      --batch N          one hold of the store lock covers up to N buffered\n"
 "                         ADD, DELETE, FIND and COUNT requests of a client\n"
-"                         (default 32 with --io events; 1 with --io threads,\n"
-"                         the unit the lessons measure)\n"
+"                         (default 32; 1 takes the lock for each request)\n"
 "      --lock-order ORDER in what order the store lock goes: bounded\n"
 "                         (default: a thread that finds it free takes it,\n"
 "                         even ahead of waiters, until the holds since the\n"
@@ -242,6 +241,7 @@ static void set_defaults(struct options *opt)
     opt->max_clients = SSN_DEFAULT_MAX;
     opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
+    opt->batch = SSN_DEFAULT_BATCH;
     opt->max_output_total = (size_t)-1;     /* budget_default, once parsed */
     opt->login_grace_s = SSN_DEFAULT_LOGIN_GRACE;
     opt->tcp_keepalive_s = SSN_DEFAULT_KEEPALIVE;
@@ -375,8 +375,6 @@ void options_parse(int argc, char **argv, struct options *opt,
                 prog, argv[optind], prog);
         exit(2);
     }
-    if (!opt->batch)
-        opt->batch = opt->io_events ? SSN_DEFAULT_BATCH_EVENTS : 1;
     if (opt->max_output_total == (size_t)-1)
         opt->max_output_total = budget_default(opt->max_output);
     if (opt->max_unauth && opt->max_unauth >= opt->max_clients) {

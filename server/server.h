@@ -24,7 +24,7 @@
 #define SSN_DEFAULT_MAX_OUTPUT (64UL << 20) /* --max-output: a PRINT of 10^6
                                                people is about 51 MB */
 #define SSN_DEFAULT_MAX_OUTPUT_TEXT "64m"
-#define SSN_DEFAULT_BATCH_EVENTS 32  /* --batch with --io events */
+#define SSN_DEFAULT_BATCH   32      /* --batch: requests per store-lock hold */
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 #define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
                                        long at most before the close */

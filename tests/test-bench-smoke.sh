@@ -208,7 +208,7 @@ fi
 check "bench-compare prints the table of one client thread" \
     has "$out" "^ssn-bench -t 1 \(1 client thread\):$"
 for w in insert mix; do
-    for s in ssn-events ssn-threads ssn-thr-batch32 ssn-thr-unfair echo echo-threads; do
+    for s in ssn-events ssn-threads ssn-thr-batch1 ssn-thr-unfair echo echo-threads; do
         check "bench-compare table has row $w $s" \
             has "$out" "^$w +16 +$s +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+"
     done

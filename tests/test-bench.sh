@@ -158,15 +158,11 @@ for io in threads events; do
     expect_match "$io --server-pid: CPU microseconds per request" \
         "${R[server_cpu_us_per_request]-}" '^[0-9]+(\.[0-9]+)?$'
     # The server's store lock over the run (STATS before and after, the
-    # preload and the reads' own acquisitions left out): one hold per FIND
-    # with threads (--batch 1), up to 32 FINDs a hold with events.
-    if [[ $io == threads ]]; then
-        expect_eq "$io: the server's lock taken once per request of the run" \
-            "${R[lock_acquisitions]-}" 3000
-    else
-        check "$io: the server's lock taken 94 to 3000 times (${R[lock_acquisitions]-})" \
-            awk -v n="${R[lock_acquisitions]-}" 'BEGIN { exit !(n >= 94 && n <= 3000) }'
-    fi
+    # preload and the reads' own acquisitions left out): up to 32 FINDs a
+    # hold (the default --batch) in both models, and with 8 in flight some
+    # hold covers more than one.
+    check "$io: the server's lock taken 94 to 2999 times (${R[lock_acquisitions]-})" \
+        awk -v n="${R[lock_acquisitions]-}" 'BEGIN { exit !(n >= 94 && n < 3000) }'
     expect_match "$io: contended, wait and hold as numbers" \
         "${R[lock_contended]-}/${R[lock_wait_us]-}/${R[lock_hold_us]-}" \
         '^[0-9]+/[0-9]+/[1-9][0-9]*$'

@@ -96,11 +96,12 @@ check "demo: ... within the demo's 5 s --hang of its freezing (after ${after:-?}
 
 # ---- kill_it's lock figures ----------------------------------------------
 # lock_line MODE NEVENTS NCLIENTS: sets l to kill_it's "lock:" line against
-# a fresh server of MODE (kill_it's whole output in $TEST_TMP/ki.MODE).
+# a fresh server of MODE with one hold per request (--batch 1, as the demo
+# runs it; kill_it's whole output in $TEST_TMP/ki.MODE).
 # Not in $(...): start_server must run in this shell.
 lock_line() {
     l="no server"
-    start_server "$1" || return
+    start_server "$1" --batch 1 || return
     timeout 60 "$KI" --timeout 50 127.0.0.1 "$SRV_PORT" "$2" "$3" >"$TEST_TMP/ki.$1" 2>&1
     stop_server "$SRV_PID"
     l=$(grep -m1 '^lock:' "$TEST_TMP/ki.$1")
