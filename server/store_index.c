@@ -16,6 +16,7 @@
 #define SINDEX_FIRST_SLOTS 1024
 #define SINDEX_DRAIN_STEP  8    /* entries moved per insert or removal, at
                                    least (a run is never cut) */
+#define SINDEX_DRAIN_BATCH 16   /* entries whose names are asked for at once */
 #define ADDR_BITS 48
 #define ADDR_MASK ((UINT64_C(1) << ADDR_BITS) - 1)
 
@@ -169,6 +170,35 @@ void sindex_prefetch_entry(const struct store_index *ix, uint64_t h)
         __builtin_prefetch(entry_of(s));
 }
 
+/* Moves up to SINDEX_DRAIN_BATCH entries of the run at ix->scan to the
+ * new table: each entry's hash is read from its names, a cache miss each,
+ * so all of them are asked for first, then all the new slots, then they
+ * move. Returns how many moved. */
+static size_t move_piece(struct store_index *ix)
+{
+    struct sindex_table *o = &ix->old;
+    uint64_t slot[SINDEX_DRAIN_BATCH], h[SINDEX_DRAIN_BATCH];
+    size_t n = 0, i = ix->scan;
+
+    for (; n < SINDEX_DRAIN_BATCH && o->slots[i]; n++, i = (i + 1) & o->mask) {
+        slot[n] = o->slots[i];
+        __builtin_prefetch(entry_of(slot[n]));
+        __builtin_prefetch((const char *)entry_of(slot[n]) + 48);
+    }
+    for (size_t k = 0; k < n; k++) {
+        h[k] = entry_hash(entry_of(slot[k]));
+        __builtin_prefetch(&ix->now.slots[h[k] & ix->now.mask]);
+    }
+    for (size_t k = 0; k < n; k++) {
+        table_place(&ix->now, slot[k], h[k]);
+        o->slots[ix->scan] = 0;
+        o->count--;
+        ix->scan = (ix->scan + 1) & o->mask;
+        ix->scan_left--;
+    }
+    return n;
+}
+
 /* Moves at least step entries (whole runs) from the old table to the new
  * one; frees the old table once it is drained. */
 static void drain(struct store_index *ix, size_t step)
@@ -177,15 +207,8 @@ static void drain(struct store_index *ix, size_t step)
     size_t moved = 0;
 
     while (o->slots && moved < step && ix->scan_left) {
-        while (o->slots[ix->scan]) {            /* a whole run */
-            uint64_t s = o->slots[ix->scan];
-            table_place(&ix->now, s, entry_hash(entry_of(s)));
-            o->slots[ix->scan] = 0;
-            o->count--;
-            moved++;
-            ix->scan = (ix->scan + 1) & o->mask;
-            ix->scan_left--;
-        }
+        while (o->slots[ix->scan])              /* a whole run */
+            moved += move_piece(ix);
         if (ix->scan_left) {                    /* the empty slot after it */
             ix->scan = (ix->scan + 1) & o->mask;
             ix->scan_left--;

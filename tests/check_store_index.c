@@ -1,7 +1,8 @@
 /* check_store_index.c -- unit tests for server/store_index.c: finds what
  * was inserted and nothing else, through growth; removal by backward shift
  * keeps every other entry findable, also when probe runs wrap around the
- * end of the table; a random sequence of inserts and removals against a
+ * end of the table; a run longer than one piece of the drain moved whole;
+ * a random sequence of inserts and removals against a
  * simple reference; and the whole store with its index under CHECK. */
 #include <errno.h>
 #include <stdio.h>
@@ -214,6 +215,45 @@ START_TEST(test_sindex_reserve)
 }
 END_TEST
 
+/* A probe run three times longer than the drain moves at once (40 people
+ * of one home slot in the first table, found by trying names): once the
+ * table grows, the drain moves it whole, in pieces, and after every insert
+ * of the growth each of the 40 is still found. */
+START_TEST(test_sindex_long_run_drained_whole)
+{
+    struct store_index ix;
+    struct entry *run[40];
+    char first[32];
+    int n = 0;
+
+    sindex_init(&ix);
+    size_t mask = ix.now.mask;
+    for (int i = 0; n < 40; i++) {
+        int len = snprintf(first, sizeof(first), "run%d", i);
+        if ((sindex_hash("Runner", first) & mask) != 7)
+            continue;
+        run[n] = entry_new("Runner", 6, first, (size_t)len, 123456789, 30);
+        ck_assert_ptr_nonnull(run[n]);
+        sindex_insert(&ix, run[n], hash_of(run[n]));
+        n++;
+    }
+    int grew = 0;
+    for (int i = 0; i < N && (!grew || ix.old.slots); i++) {
+        sindex_insert(&ix, people[i], hash_of(people[i]));
+        grew |= ix.old.slots != NULL;
+        for (int k = 0; k < 40; k++) {
+            struct entry_key key = key_of(run[k]);
+            ck_assert_ptr_eq(sindex_find(&ix, &key, hash_of(run[k])), run[k]);
+        }
+    }
+    ck_assert(grew);
+    ck_assert_ptr_null(ix.old.slots);           /* drained */
+    sindex_destroy(&ix);
+    for (int k = 0; k < 40; k++)
+        entry_free(run[k]);
+}
+END_TEST
+
 static Suite *store_index_suite(void)
 {
     Suite *s = suite_create("store_index");
@@ -223,6 +263,7 @@ static Suite *store_index_suite(void)
     tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_sindex_grows_and_finds);
     tcase_add_test(tc, test_sindex_reserve);
+    tcase_add_test(tc, test_sindex_long_run_drained_whole);
     tcase_add_test(tc, test_sindex_remove_keeps_the_others);
     tcase_add_test(tc, test_sindex_random_against_reference);
     tcase_add_test(tc, test_sindex_in_the_store);
