@@ -268,7 +268,8 @@ void store_reserve_locked(struct store *st, size_t n);
  * by side so that their misses overlap. parse, before the lock: the names
  * and their hashes into pf; returns how many (0 in nolock, which has no
  * index). locked, once the batch holds the lock: the walks and the
- * slots. Changes nothing in the store. */
+ * slots; an ADD of a name the index holds stops walking after the top
+ * levels. Returns how many ADDs walked on. Changes nothing in the store. */
 #define STORE_PREFETCH_MAX 16
 struct store_prefetch_key {
     char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
@@ -282,7 +283,7 @@ struct store_prefetch {
 };
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
                          const char *buf, size_t len);
-void store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
+int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
 /* NULL when every tree invariant holds, else the broken one's name. */
 const char *store_check_locked(const struct store *st);

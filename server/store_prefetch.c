@@ -5,8 +5,10 @@
  * for the last; the walks of a batch's requests do not depend on each
  * other, so this walks them side by side, one level each in turn, asking
  * for the next node of each before comparing the key with the next: the
- * misses overlap. The index's slots are asked for the same way. The
- * requests then run as before and find their lines in the cache.
+ * misses overlap. The index's slots and entries are asked for the same
+ * way, and an ADD of a name the index already holds stops walking (it
+ * will be refused). The requests then run as before and find their lines
+ * in the cache.
  *
  * Only a hint: it reads the tree and the index and changes nothing, and a
  * line it misreads (a name it cannot parse, an unknown command) is only
@@ -77,10 +79,14 @@ static void fetch_node(const struct rb_node *n)
     __builtin_prefetch(e->names);
 }
 
-static void walk_side_by_side(struct store_prefetch_key *k, int nk)
+/* Walks levels [from, to) of the nk walks, until none goes on. */
+static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
+                             int to)
 {
-    for (int level = 0; level < RB_MAX_DEPTH; level++) {
-        int live = 0;
+    int live = nk;
+
+    for (int level = from; level < to && live; level++) {
+        live = 0;
         for (int i = 0; i < nk; i++) {
             const struct rb_node *n = k[i].at;
             if (!n)
@@ -94,8 +100,6 @@ static void walk_side_by_side(struct store_prefetch_key *k, int nk)
                 live++;
             }
         }
-        if (!live)
-            break;
     }
 }
 
@@ -128,19 +132,34 @@ int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
     return pf->n;
 }
 
-void store_prefetch_locked(const struct store *st, struct store_prefetch *pf)
+/* Levels walked before the index is asked which ADDs it refuses: the top
+ * of the tree is in the cache, and meanwhile the slots come in. */
+#define WALK_BEFORE_INDEX 4
+
+int store_prefetch_locked(const struct store *st, struct store_prefetch *pf)
 {
     struct store_prefetch_key *k = pf->k;
 
     if (!sindex_on(&st->index))
-        return;
+        return 0;
     for (int i = 0; i < pf->n; i++) {
         sindex_prefetch(&st->index, k[i].h);
         k[i].at = i < pf->nwalk ? st->tree.root : NULL;
     }
     if (pf->nwalk > 1)
-        walk_side_by_side(k, pf->nwalk);
-    /* The slots have come in meanwhile: the entries they point to. */
+        walk_side_by_side(k, pf->nwalk, 0, WALK_BEFORE_INDEX);
+    /* The slots have come in meanwhile: the entries they point to, and an
+     * ADD of a name the index holds walks no further (it is refused). */
     for (int i = 0; i < pf->n; i++)
         sindex_prefetch_entry(&st->index, k[i].h);
+    int walkers = 0;
+    for (int i = 0; i < pf->nwalk; i++) {
+        const struct entry_key key = { k[i].last, k[i].first };
+        if (k[i].at && sindex_find(&st->index, &key, k[i].h))
+            k[i].at = NULL;
+        walkers += k[i].at != NULL;
+    }
+    if (pf->nwalk > 1 && walkers)
+        walk_side_by_side(k, pf->nwalk, WALK_BEFORE_INDEX, RB_MAX_DEPTH);
+    return walkers;
 }

@@ -3,7 +3,8 @@
  * the hint a batch of pipelined requests gives before it runs: it reads
  * whatever the input holds, whole lines or not, known commands or not,
  * names of any length, without reading past the buffer (ASan's runs) and
- * without changing the tree or the index. Each buffer is copied into one
+ * without changing the tree or the index; an ADD the index refuses stops
+ * walking. Each buffer is copied into one
  * of exactly its length, so that a read past it is ASan's to see.
  */
 #include <stdio.h>
@@ -101,6 +102,22 @@ START_TEST(test_prefetch_parse_counts)
 }
 END_TEST
 
+/* An ADD of a name the store holds stops walking once the index is
+ * asked; a new name walks on (fails when every ADD walks the tree). */
+START_TEST(test_prefetch_refused_add_stops)
+{
+    struct store_prefetch pf;
+    static const char in[] = "ADD f3 L3 1 111-11-1111\n"
+                             "ADD new one 1 111-11-1111\n"
+                             "FIND f4 L4\nADD f5 L5 1 111-11-1111\n";
+
+    fill(2000);
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1), 4);
+    ck_assert_int_eq(pf.nwalk, 3);
+    ck_assert_int_eq(store_prefetch_locked(&st, &pf), 1);
+}
+END_TEST
+
 static void setup_buffered(void)
 {
     ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
@@ -122,6 +139,7 @@ static Suite *store_prefetch_suite(void)
     tcase_add_test(tc, test_prefetch_empty_store);
     tcase_add_test(tc, test_prefetch_reads_any_input);
     tcase_add_test(tc, test_prefetch_parse_counts);
+    tcase_add_test(tc, test_prefetch_refused_add_stops);
     suite_add_tcase(s, tc);
     return s;
 }
