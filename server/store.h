@@ -269,7 +269,8 @@ void store_reserve_locked(struct store *st, size_t n);
  * and their hashes into pf; returns how many (0 in nolock, which has no
  * index). locked, once the batch holds the lock: the walks and the
  * slots; an ADD of a name the index holds stops walking after the top
- * levels. Returns how many ADDs walked on. Changes nothing in the store. */
+ * levels. Returns how many ADDs the index does not refuse (a lone one is
+ * not walked). Changes nothing in the store. */
 #define STORE_PREFETCH_MAX 16
 struct store_prefetch_key {
     char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
