@@ -15,7 +15,7 @@ case_group_commit_one_worker() {
         rm -f "$J"
         SSN_IO=events start_server "$mode" --workers 1 --journal "$J" \
             --fsync always || continue
-        out=$("$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+        out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
               -n 2000 --keys 100000 --csv 2>&1)
         expect_match "$mode, 1 worker: 2000 ADDs, all answered" \
             "$(tail -n 1 <<<"$out" | cut -d, -f8,9,13)" '^2000,2000,[0-9]+$'
@@ -68,7 +68,7 @@ case_held_costs_no_epoll_ctl() {
     LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
         SSN_IO=events start_server buffered --workers 1 --journal "$J" \
         --fsync always || return
-    out=$("$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
           -n 4000 --keys 1000000000 --csv 2>&1)
     expect_match "epoll_ctl count: 4000 ADDs, all answered" \
         "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^4000,4000$'

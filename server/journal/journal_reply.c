@@ -192,6 +192,8 @@ void journal_replies_deliver_locked(struct journal *j,
     }
     pthread_mutex_lock(&j->lock);
     for (struct journal_reply *r = list, *next; r; r = next) {
+        int done = 1;
+
         next = r->next;
         r->prev = r->next = NULL;
         r->state = JREPLY_IDLE;
@@ -199,14 +201,17 @@ void journal_replies_deliver_locked(struct journal *j,
             link_locked(j, r);          /* the rest, in 100 ms */
             r->straggling = 1;
             j->stragglers++;
-        } else {
-            if (!r->err)
-                r->off = r->len = 0;
-            atomic_store_explicit(&r->held, 0, memory_order_release);
+            done = 0;
+        } else if (!r->err) {
+            r->off = r->len = 0;
         }
         if (r->owner_waits) {
             r->owner_waits = 0;
             pthread_cond_signal(&r->done);
         }
+        /* Last: an owner that reads held 0 takes no lock and may free r
+         * at once (conn_settle), so nothing here touches r after it. */
+        if (done)
+            atomic_store_explicit(&r->held, 0, memory_order_release);
     }
 }

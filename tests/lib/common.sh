@@ -23,6 +23,10 @@ export LC_ALL=C                 # bytewise sort, printf widths in bytes
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 source tests/lib/server.sh      # sets BIN (default bin) and the traps
+# The load clients: make tsan and make asan build only the servers, so a
+# suite run with BIN=bin/tsan drives them with the plain build's.
+CLIENTS_BIN=${CLIENTS_BIN:-bin}
+[[ -x $BIN/ssn-bench ]] && CLIENTS_BIN=$BIN
 
 TESTS_PASSED=0
 TESTS_FAILED=0
