@@ -3,9 +3,10 @@
 # events.sh: replies waiting for durability, a worker answering during a
 # round, COMPACT waited for without blocking) and the thread driver's held
 # replies and failed rounds (test-journal-faults.sh, test-journal.sh)
-# against the ThreadSanitizer build of the servers (make tsan): any report on a server's stderr, a data
-# race or a lock-order inversion among the store lock, the journal's lock
-# and the workers' event bases, fails it (tests/lib/common.sh, finish).
+# against the ThreadSanitizer build of the servers (make tsan): any report
+# on a server's stderr, a data race or a lock-order inversion among the
+# store lock, the journal's lock and the workers' event bases, fails it
+# (tests/lib/common.sh, finish).
 # Then test-server-guard.sh's attacks (SANITIZED=1: no RSS bounds). The
 # clients are the plain build's.
 set -u
