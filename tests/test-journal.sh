@@ -66,7 +66,7 @@ case_held_replies() {
     local out wakes
     rm -f "$J"
     start_server fine --journal "$J" --fsync always || return
-    out=$("$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
           -n 2000 --keys 100000 --csv 2>&1)
     expect_match "threads: 2000 ADDs from 20 connections, all answered" \
         "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
@@ -81,8 +81,11 @@ case_held_replies() {
 
 # ---- kill -9 under load ---------------------------------------------------
 
+# always acknowledges what is synced, everysec what is written: a kill -9
+# loses neither (the page cache outlives the process).
 case_kill9() {
-    kill9_cycles 3 "kill -9" "" fine --journal "$J" --fsync always
+    kill9_cycles 2 "kill -9" "" fine --journal "$J" --fsync always
+    kill9_cycles 2 "kill -9, everysec" "" buffered --journal "$J" --fsync everysec
 }
 
 # ---- recovery rules ----------------------------------------------------------
