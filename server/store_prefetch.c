@@ -1,73 +1,53 @@
 /* store_prefetch.c -- the cache lines a batch of pipelined requests will
  * touch, asked for all at once when the batch takes the store lock
- * (store.h, store_prefetch_parse and _locked). An insert's walk down the tree is a
- * chain of cache misses, one per level below the top ones, each waiting
- * for the last; the walks of a batch's requests do not depend on each
- * other, so this walks them side by side, one level each in turn, asking
- * for the next node of each before comparing the key with the next: the
- * misses overlap. The index's slots and entries are asked for the same
- * way, and an ADD of a name the index already holds stops walking (it
- * will be refused). The requests then run as before and find their lines
- * in the cache.
+ * (store.h, store_prefetch_parse and _locked). An insert's walk down the
+ * tree is a chain of cache misses, one per level below the top ones, each
+ * waiting for the last; the walks of a batch's requests do not depend on
+ * each other, so this walks them side by side, one level each in turn,
+ * asking for the next node of each before comparing the key with the
+ * next: the misses overlap. The index's slots and entries are asked for
+ * the same way, and an ADD of a name the index already holds stops
+ * walking (it will be refused). The requests then run as before and find
+ * their lines in the cache.
  *
- * Only a hint: it reads the tree and the index and changes nothing, and a
- * line it misreads (a name it cannot parse, an unknown command) is only
- * skipped. The input is parsed and hashed before the lock is taken; only
- * the walks and the index's slots wait for it (a batch's hold). Never in
- * nolock, whose tree may be changing under it (no hash index there).
+ * Only a hint: it reads the tree and the index and changes nothing; a
+ * line the session would refuse (proto_parse) is skipped. The input is
+ * parsed and hashed before the lock is taken; only the walks and the
+ * index's slots wait for it (a batch's hold). Never in nolock, whose tree
+ * may be changing under it (no hash index there).
  */
 #include <string.h>
-#include <strings.h>
 #include "lockmode.h"
+#include "proto.h"
 #include "store.h"
 
-
-/* The next word of [*p, end): its start and length, *p moved past it; 0
- * at the end of the line. */
-static size_t word(const char **p, const char *end, const char **w)
+/* A whole line [p, end), without its '\n': an ADD, FIND or DELETE as the
+ * session will parse it (proto_parse), its names into k. Returns 1 with
+ * *walk set (ADD: the only one that walks the tree; the others are the
+ * index's), 0 for any other line. */
+static int parse_line(const char *p, const char *end,
+                      struct store_prefetch_key *k, int *walk)
 {
-    const char *s = *p;
+    struct proto_req req;
+    struct person who;
+    size_t len = (size_t)(end - p);
 
-    while (s < end && (*s == ' ' || *s == '\t'))
-        s++;
-    *w = s;
-    while (s < end && *s != ' ' && *s != '\t' && *s != '\r')
-        s++;
-    *p = s;
-    return (size_t)(s - *w);
-}
-
-/* A word of 1..ENTRY_NAME_MAX bytes into buf, NUL-terminated; 0 if none
- * or longer. */
-static int name(const char **p, const char *end, char *buf)
-{
-    const char *w;
-    size_t n = word(p, end, &w);
-
-    if (n == 0 || n > ENTRY_NAME_MAX)
-        return 0;
-    memcpy(buf, w, n);
-    buf[n] = '\0';
-    return 1;
-}
-
-/* ADD, FIND and DELETE name a person by their next two words; "ADD" is
- * the only one that walks the tree (the others are the index's). Returns
- * 1 with k's names filled, 0 for any other line. */
-static int parse_line(const char *p, const char *end, struct store_prefetch_key *k,
-                      int *walk)
-{
-    const char *cmd;
-    size_t n = word(&p, end, &cmd);
-
-    if (n == 3 && strncasecmp(cmd, "ADD", 3) == 0)
+    if (len && p[len - 1] == '\r')
+        len--;
+    switch (proto_parse(p, len, &req, &who)) {
+    case PROTO_ADD:
         *walk = 1;
-    else if ((n == 4 && strncasecmp(cmd, "FIND", 4) == 0) ||
-             (n == 6 && strncasecmp(cmd, "DELETE", 6) == 0))
+        break;
+    case PROTO_FIND:
+    case PROTO_DELETE:
         *walk = 0;
-    else
+        break;
+    default:
         return 0;
-    return name(&p, end, k->first) && name(&p, end, k->last);
+    }
+    memcpy(k->last, who.last, strlen(who.last) + 1);
+    memcpy(k->first, who.first, strlen(who.first) + 1);
+    return 1;
 }
 
 /* A node and the line its names begin on. */
