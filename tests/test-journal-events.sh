@@ -10,22 +10,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 J=$TEST_TMP/people.journal
 
 case_group_commit_one_worker() {
-    local mode out group
+    local mode group
     for mode in fine buffered; do
         rm -f "$J"
         SSN_IO=events start_server "$mode" --workers 1 --journal "$J" \
             --fsync always || continue
-        out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
-              -n 2000 --keys 100000 --csv 2>&1)
+        add_2000
         expect_match "$mode, 1 worker: 2000 ADDs, all answered" \
-            "$(tail -n 1 <<<"$out" | cut -d, -f8,9,13)" '^2000,2000,[0-9]+$'
+            "$ANSWERED,$ACKED" '^2000,2000,[0-9]+$'
         group=$(ask "$SRV_PORT" 'STATS\n' | awk '$1 == "journal_group_size_avg" { print int($2) }')
         check "$mode, 1 worker: one sync covers several connections (group size $group)" \
             test "${group:-0}" -ge 3
         restart "$mode" --io events --journal "$J" --fsync always || continue
         expect_eq "$mode, 1 worker: a restart finds every acknowledged ADD" \
-            "$(ask "$SRV_PORT" 'COUNT\n')" \
-            "$(tail -n 1 <<<"$out" | cut -d, -f13)"
+            "$(ask "$SRV_PORT" 'COUNT\n')" "$ACKED"
         stop_server "$SRV_PID"
     done
 }

@@ -63,19 +63,18 @@ case_stats() {
 # answered, durable after a restart, and no wake-up counted. Replies over
 # 256 bytes still sleep; "OK" does not.
 case_held_replies() {
-    local out wakes
+    local wakes
     rm -f "$J"
     start_server fine --journal "$J" --fsync always || return
-    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
-          -n 2000 --keys 100000 --csv 2>&1)
+    add_2000
     expect_match "threads: 2000 ADDs from 20 connections, all answered" \
-        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
+        "$ANSWERED" '^2000,2000$'
     wakes=$(ask "$SRV_PORT" 'STATS\n' | awk '$1 == "journal_wakes" { print $2 }')
     expect_eq "threads: no session slept for durability (journal_wakes)" \
         "$wakes" 0
     restart fine --journal "$J" --fsync always || return
     expect_eq "threads: a restart finds every acknowledged ADD" \
-        "$(ask "$SRV_PORT" 'COUNT\n')" "$(tail -n 1 <<<"$out" | cut -d, -f13)"
+        "$(ask "$SRV_PORT" 'COUNT\n')" "$ACKED"
     stop_server "$SRV_PID"
 }
 

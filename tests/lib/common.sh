@@ -25,8 +25,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 source tests/lib/server.sh      # sets BIN (default bin) and the traps
 # The load clients: make tsan and make asan build only the servers, so a
 # suite run with BIN=bin/tsan drives them with the plain build's.
-CLIENTS_BIN=${CLIENTS_BIN:-bin}
-[[ -x $BIN/ssn-bench ]] && CLIENTS_BIN=$BIN
+CLIENTS_BIN=${CLIENTS_BIN:-$BIN}
+[[ -x $CLIENTS_BIN/ssn-bench ]] || CLIENTS_BIN=bin
 
 TESTS_PASSED=0
 TESTS_FAILED=0

@@ -1,5 +1,5 @@
 # tests/lib/journal.sh -- what the journal's suites share (sourced after
-# tests/lib/common.sh): ask, stat_field, restart, the kill -9 cycles under pipelined
+# tests/lib/common.sh): ask, stat_field, restart, add_2000, the kill -9 cycles under pipelined
 # load that check no acknowledged mutation is lost, and a small tmpfs for
 # the disk-full cases. The caller
 # sets J, the journal's path.
@@ -21,6 +21,18 @@ stat_field() {
 restart() {
     stop_server "$SRV_PID"
     start_server "$@"
+}
+
+# add_2000: 2000 ADDs of fresh keys from 20 connections, one in flight
+# each (ssn-bench), against the running server. Sets ANSWERED to "sent,
+# answered" and ACKED to how many were acknowledged (what a restart must
+# find).
+add_2000() {
+    local last
+    last=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
+           -n 2000 --keys 100000 --csv 2>&1 | tail -n 1)
+    ANSWERED=$(cut -d, -f8,9 <<<"$last")
+    ACKED=$(cut -d, -f13 <<<"$last")
 }
 
 # A client's requests: ADD c<k>_<i> for i in 1..N, and after every third
