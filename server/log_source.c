@@ -16,7 +16,7 @@
 
 struct source_slot {
     char key[SOURCE_KEY];
-    uint64_t second;            /* the last second it had a line */
+    uint64_t last_ns;           /* when it last had a line (0: never) */
     long held_back;             /* its lines suppressed since then */
 };
 
@@ -40,11 +40,14 @@ static void source_key(const char *peer, char *key)
 }
 
 /* May this source log now? 1 with *was_held its count of lines held back
- * (reset); 0 when held back (counted). Another source hashing to the same
+ * (reset); 0 when held back (counted). A source's lines are a full second
+ * apart, not one per calendar second (which lets two through 1 ms apart,
+ * either side of a second's edge). Another source hashing to the same
  * slot takes it over: at worst one extra line a second, never fewer. */
 static int may_log(const char *key, long *was_held)
 {
-    uint64_t now = time_now_ns() / TIME_NS_PER_SEC;
+    uint64_t now_ns = time_now_ns();
+    uint64_t now = now_ns / TIME_NS_PER_SEC;
     struct source_slot *sl = &slots[source_hash(key) % LOG_SOURCE_SLOTS];
     int ok;
 
@@ -55,12 +58,13 @@ static int may_log(const char *key, long *was_held)
     }
     if (strcmp(sl->key, key) != 0) {
         snprintf(sl->key, sizeof(sl->key), "%s", key);
-        sl->second = 0;
+        sl->last_ns = 0;
         sl->held_back = 0;
     }
-    ok = sl->second != now && lines_this_second < LOG_SOURCE_PER_SEC;
+    ok = (sl->last_ns == 0 || now_ns - sl->last_ns >= TIME_NS_PER_SEC) &&
+         lines_this_second < LOG_SOURCE_PER_SEC;
     if (ok) {
-        sl->second = now;
+        sl->last_ns = now_ns;
         lines_this_second++;
         *was_held = sl->held_back;
         sl->held_back = 0;

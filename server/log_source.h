@@ -1,7 +1,8 @@
 /* log_source.h -- log lines a client can cause (a wrong password, a
  * connection dropped), limited so that no client can fill the disk with
- * them: at most one a second per source address, and at most
- * LOG_SOURCE_PER_SEC a second from all sources together. What is held
+ * them: at most one a second per source address (each a full second after
+ * the one before), and at most LOG_SOURCE_PER_SEC a second from all
+ * sources together. What is held
  * back is counted: the next line that source gets says how many, and
  * STATS log_lines_suppressed sums them.
  */
@@ -17,7 +18,8 @@
 extern atomic_long log_source_suppressed;
 
 /* log_msg's line, unless peer's address ("addr:port", "[v6]:port"; the
- * port is not part of the source) had one this second, or LOG_SOURCE_PER_SEC
+ * port is not part of the source) had one less than a second ago, or
+ * LOG_SOURCE_PER_SEC
  * such lines were written this second. Returns 1 when it was logged, 0
  * when held back (and counted). */
 int log_source(int level, const char *peer, const char *fmt, ...)

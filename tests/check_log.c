@@ -36,8 +36,26 @@ START_TEST(test_log_source_per_address)
     ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "[::1]:4000", "v6"), 1);
     ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "[::1]:4001", "v6"), 0);
     ck_assert_int_eq(atomic_load(&log_source_suppressed) - before, 3);
-    next_second();
+    usleep(1000 * 1000 + 10000);
     ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "10.9.0.1:4000", "later"), 1);
+}
+END_TEST
+
+/* A line late in one second and the next early in the following one are
+ * under a second apart: the second is held back (a limit by calendar
+ * second let both through, and a 2.5 s flood logged four lines). */
+START_TEST(test_log_source_a_full_second_apart)
+{
+    next_second();
+    usleep(900 * 1000);
+    uint64_t first = time_now_ns();
+    ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "10.9.1.1:1", "late"), 1);
+    next_second();
+    if (time_now_ns() - first < TIME_NS_PER_SEC)
+        ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "10.9.1.1:2", "early"), 0);
+    while (time_now_ns() - first < TIME_NS_PER_SEC)
+        usleep(1000);
+    ck_assert_int_eq(log_source(LOG_LEVEL_WARN, "10.9.1.1:3", "after"), 1);
 }
 END_TEST
 
@@ -77,7 +95,7 @@ START_TEST(test_log_source_threads)
     for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
     /* 4,000 calls take well under a second: one line, the rest counted
-     * (two when they straddled a second, on a very slow machine). */
+     * (two when they took over a second, on a very slow machine). */
     int n = atomic_load(&logged_by_threads);
     ck_assert_int_ge(n, 1);
     ck_assert_int_le(n, 2);
@@ -91,6 +109,7 @@ static Suite *log_suite(void)
     TCase *tc = tcase_create("source");
 
     tcase_add_test(tc, test_log_source_per_address);
+    tcase_add_test(tc, test_log_source_a_full_second_apart);
     tcase_add_test(tc, test_log_source_all_together);
     tcase_add_test(tc, test_log_source_threads);
     suite_add_tcase(s, tc);
