@@ -21,23 +21,67 @@
 #include "session.h"
 #include "stats.h"
 
+/* The entries of a batch's next ADDs, made before its hold
+ * (store_prefetch_parse), taken in input order by cmd_add. A batch begins
+ * and ends on one thread, within one session_received_slice, so they are
+ * the thread's; what the batch did not take is freed once the hold ends
+ * (free_ahead). */
+static __thread struct {
+    struct entry *e[STORE_PREFETCH_MAX];
+    int n, next;
+} ahead;
+
+/* The entry for p: the next one made ahead when it is p's (it always is
+ * unless the batch and the look-ahead parsed differently), else a new one. */
+static struct entry *take_entry(const struct person *p)
+{
+    if (ahead.next < ahead.n) {
+        struct entry *e = ahead.e[ahead.next];
+        const struct entry_key key = { .last = p->last, .first = p->first };
+        if (entry_key_cmp(&key, &e->node) == 0 && entry_age(e) == p->age &&
+            e->ssn == entry_ssn_pack(p->ssn)) {
+            ahead.next++;
+            return e;
+        }
+    }
+    return entry_from_person(p);
+}
+
+/* With no store lock held: the batch is over. */
+static void free_ahead(void)
+{
+    while (ahead.next < ahead.n)
+        entry_free(ahead.e[ahead.next++]);
+    ahead.n = ahead.next = 0;
+}
+
 int cmd_store_enter(struct session *s, enum store_access how)
 {
     if (s->batch_kept)
         return 0;               /* kept from the request before */
     s->batch_left = s->batch_max;
     s->batch_how = how;
-    /* A batch begins: the requests after this one are read now, and
-     * their cache lines asked for together once the lock is held. */
+    /* A batch begins: the requests after this one are read now, their
+     * ADDs' entries made, and their cache lines asked for together once
+     * the lock is held. */
     struct store_prefetch pf;
-    int ahead = s->batch_ok && s->batch_max > 0 && lr_pending(&s->in) &&
-                store_prefetch_parse(s->store, &pf, s->in.buf + s->in.start,
-                                     s->in.end - s->in.start);
+    int ahead_n = s->batch_ok && s->batch_max > 0 && lr_pending(&s->in) &&
+                  store_prefetch_parse(s->store, &pf,
+                                       s->in.buf + s->in.start,
+                                       s->in.end - s->in.start,
+                                       s->batch_max);
+    if (ahead_n) {
+        memcpy(ahead.e, pf.made, (size_t)pf.nmade * sizeof(pf.made[0]));
+        ahead.n = pf.nmade;
+        ahead.next = 0;
+    }
     int rc = s->store->policy->op_enter(s->store, how);
-    if (rc)
+    if (rc) {
+        free_ahead();
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
-    else if (ahead)
+    } else if (ahead_n) {
         store_prefetch_locked(s->store, &pf);
+    }
     return rc;
 }
 
@@ -54,6 +98,7 @@ void cmd_store_leave(struct session *s, enum store_access how)
     }
     s->batch_kept = 0;
     s->store->policy->op_leave(s->store, how);
+    free_ahead();
 }
 
 void cmd_batch_end(struct session *s)
@@ -62,6 +107,7 @@ void cmd_batch_end(struct session *s)
         return;
     s->batch_kept = 0;
     s->store->policy->op_leave(s->store, s->batch_how);
+    free_ahead();
 }
 
 int cmd_batchable(enum proto_cmd cmd)
@@ -105,7 +151,7 @@ static struct entry_key req_key(const struct session *s)
  * the store refuses it (a duplicate, or the journal). */
 static void cmd_add(struct session *s)
 {
-    struct entry *e = entry_from_person(&s->req);
+    struct entry *e = take_entry(&s->req);
     if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;

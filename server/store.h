@@ -270,7 +270,10 @@ void store_reserve_locked(struct store *st, size_t n);
  * index). locked, once the batch holds the lock: the walks and the
  * slots; an ADD of a name the index holds stops walking after the top
  * levels. Returns how many ADDs the index does not refuse (a lone one is
- * not walked). Changes nothing in the store. */
+ * not walked). Changes nothing in the store. parse also makes the entries
+ * of the first `make` ADDs, in input order (made[], nmade): with a thread
+ * per connection their mallocs, and a growing arena's page faults, then
+ * happen before the hold instead of inside it; the caller owns them. */
 #define STORE_PREFETCH_MAX 16
 struct store_prefetch_key {
     char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
@@ -280,10 +283,12 @@ struct store_prefetch_key {
 };
 struct store_prefetch {
     int n, nwalk;               /* keys, and of them the ADDs (first) */
+    int nmade;                  /* entries made ahead, in made[] */
     struct store_prefetch_key k[STORE_PREFETCH_MAX];
+    struct entry *made[STORE_PREFETCH_MAX];
 };
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
-                         const char *buf, size_t len);
+                         const char *buf, size_t len, int make);
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
 /* NULL when every tree invariant holds, else the broken one's name. */

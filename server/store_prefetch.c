@@ -17,6 +17,7 @@
  * may be changing under it (no hash index there).
  */
 #include <string.h>
+#include <openssl/crypto.h>
 #include "lockmode.h"
 #include "proto.h"
 #include "store.h"
@@ -24,9 +25,11 @@
 /* A whole line [p, end), without its '\n': an ADD, FIND or DELETE as the
  * session will parse it (proto_parse), its names into k. Returns 1 with
  * *walk set (ADD: the only one that walks the tree; the others are the
- * index's), 0 for any other line. */
+ * index's), 0 for any other line. An ADD's entry is made into pf->made
+ * while fewer than make are. */
 static int parse_line(const char *p, const char *end,
-                      struct store_prefetch_key *k, int *walk)
+                      struct store_prefetch_key *k, int *walk,
+                      struct store_prefetch *pf, int make)
 {
     struct proto_req req;
     struct person who;
@@ -47,6 +50,10 @@ static int parse_line(const char *p, const char *end,
     }
     memcpy(k->last, who.last, strlen(who.last) + 1);
     memcpy(k->first, who.first, strlen(who.first) + 1);
+    if (*walk && pf->nmade < make &&
+        (pf->made[pf->nmade] = entry_from_person(&who)) != NULL)
+        pf->nmade++;
+    OPENSSL_cleanse(who.ssn, sizeof(who.ssn));
     return 1;
 }
 
@@ -84,12 +91,14 @@ static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
 }
 
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
-                         const char *buf, size_t len)
+                         const char *buf, size_t len, int make)
 {
     struct store_prefetch_key *k = pf->k;
     const char *p = buf, *end = buf + len;
 
-    pf->n = pf->nwalk = 0;
+    pf->n = pf->nwalk = pf->nmade = 0;
+    if (make > STORE_PREFETCH_MAX)
+        make = STORE_PREFETCH_MAX;
     if (!st->policy->hash_index)
         return 0;
     while (pf->n < STORE_PREFETCH_MAX && p < end) {
@@ -97,7 +106,7 @@ int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
         int walk;
         if (!nl)
             break;              /* not a whole line yet */
-        if (parse_line(p, nl, &k[pf->n], &walk)) {
+        if (parse_line(p, nl, &k[pf->n], &walk, pf, make)) {
             k[pf->n].h = sindex_hash(k[pf->n].last, k[pf->n].first);
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {

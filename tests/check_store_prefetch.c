@@ -22,8 +22,11 @@ static void hint(const char *text, size_t len)
     memcpy(copy, text, len);
     size_t before = store_count_locked(&st);
     struct store_prefetch pf;
-    if (store_prefetch_parse(&st, &pf, copy, len))
+    if (store_prefetch_parse(&st, &pf, copy, len, STORE_PREFETCH_MAX))
         store_prefetch_locked(&st, &pf);
+    ck_assert_int_le(pf.nmade, pf.nwalk);
+    for (int i = 0; i < pf.nmade; i++)
+        entry_free(pf.made[i]);
     ck_assert_uint_eq(store_count_locked(&st), before);
     ck_assert_ptr_null(store_check_locked(&st));
     free(copy);
@@ -88,7 +91,7 @@ START_TEST(test_prefetch_parse_counts)
     static const char in[] = "FIND a b\nADD c d 1 111-11-1111\nCOUNT\n"
                              "delete e f\nADD g\nADD h i 1 1";  /* no \n */
 
-    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1), 3);
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 0), 3);
     ck_assert_int_eq(pf.nwalk, 1);                  /* the ADD, first */
     ck_assert_str_eq(pf.k[0].last, "d");
     ck_assert_str_eq(pf.k[0].first, "c");
@@ -97,8 +100,42 @@ START_TEST(test_prefetch_parse_counts)
     /* nolock keeps no index: nothing is read ahead. */
     struct store nl;
     ck_assert_int_eq(store_init(&nl, &lock_policies[LOCK_MODE_NOLOCK]), 0);
-    ck_assert_int_eq(store_prefetch_parse(&nl, &pf, in, sizeof(in) - 1), 0);
+    ck_assert_int_eq(store_prefetch_parse(&nl, &pf, in, sizeof(in) - 1, 0), 0);
     store_destroy(&nl);
+}
+END_TEST
+
+/* The entries of the first `make` ADDs are made before the lock, in
+ * input order, each as cmd_add would make it from its line; FINDs,
+ * DELETEs and lines proto_parse refuses make none. */
+START_TEST(test_prefetch_makes_adds)
+{
+    struct store_prefetch pf;
+    static const char in[] = "FIND a b\nADD c d 41 111-11-1111\n"
+                             "ADD e f 150 123-45-6789\nDELETE g h\n"
+                             "ADD i j 1 12-345-6789\nADD k l 7 321-54-9876\n";
+    char ssn[ENTRY_SSN_LEN + 1];
+
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 0), 5);
+    ck_assert_int_eq(pf.nmade, 0);
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 16), 5);
+    ck_assert_int_eq(pf.nmade, 3);
+    ck_assert_str_eq(pf.made[0]->names, "d");
+    ck_assert_str_eq(entry_first(pf.made[0]), "c");
+    ck_assert_int_eq(entry_age(pf.made[0]), 41);
+    ck_assert_str_eq(entry_ssn_unpack(pf.made[0]->ssn, ssn), "111-11-1111");
+    ck_assert_str_eq(pf.made[1]->names, "f");
+    ck_assert_int_eq(entry_age(pf.made[1]), 150);
+    ck_assert_str_eq(pf.made[2]->names, "l");
+    ck_assert_str_eq(entry_ssn_unpack(pf.made[2]->ssn, ssn), "321-54-9876");
+    for (int i = 0; i < pf.nmade; i++)
+        entry_free(pf.made[i]);
+    /* No more than asked for (the batch's own bound). */
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 2), 5);
+    ck_assert_int_eq(pf.nmade, 2);
+    ck_assert_str_eq(pf.made[1]->names, "f");
+    for (int i = 0; i < pf.nmade; i++)
+        entry_free(pf.made[i]);
 }
 END_TEST
 
@@ -112,7 +149,7 @@ START_TEST(test_prefetch_refused_add_stops)
                              "FIND f4 L4\nADD f5 L5 1 111-11-1111\n";
 
     fill(2000);
-    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1), 4);
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 0), 4);
     ck_assert_int_eq(pf.nwalk, 3);
     ck_assert_int_eq(store_prefetch_locked(&st, &pf), 1);
 }
@@ -138,6 +175,7 @@ static Suite *store_prefetch_suite(void)
     tcase_add_checked_fixture(tc, setup_buffered, teardown_buffered);
     tcase_add_test(tc, test_prefetch_empty_store);
     tcase_add_test(tc, test_prefetch_reads_any_input);
+    tcase_add_test(tc, test_prefetch_makes_adds);
     tcase_add_test(tc, test_prefetch_parse_counts);
     tcase_add_test(tc, test_prefetch_refused_add_stops);
     suite_add_tcase(s, tc);
