@@ -71,6 +71,7 @@ int cmd_store_enter(struct session *s, enum store_access how)
                                        s->in.end - s->in.start,
                                        s->batch_max);
     if (ahead_n) {
+        assert(ahead.n == 0);           /* the last batch freed its own */
         memcpy(ahead.e, pf.made, (size_t)pf.nmade * sizeof(pf.made[0]));
         ahead.n = pf.nmade;
         ahead.next = 0;
