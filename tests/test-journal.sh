@@ -78,6 +78,39 @@ case_held_replies() {
     stop_server "$SRV_PID"
 }
 
+# A session that ends while the round's thread lets its held reply go:
+# that thread is done with the reply before the session may free it (held
+# is cleared last, journal_reply.c). A's ADD leads a round whose sync the
+# test build makes slow (slow:200); B's ADD comes during it, so B's reply
+# is held and sent by the next round's thread, which deliver:300 keeps in
+# that window 300 ms after the send. B reads its OK and closes, so its
+# session ends inside the window. Freeing too early is a use of freed
+# memory that the sanitizers report (test-server-tsan.sh runs this suite
+# under TSan: it fails with the flag cleared first); in every build the
+# server goes on and both ADDs are durable.
+case_settle_delivering() {
+    local a b la lb
+    rm -f "$J"
+    SSN_TEST_JOURNAL_FAIL=slow:200,deliver:300 start_seams_server fine \
+        --journal "$J" --fsync always || return
+    exec {a}<>"/dev/tcp/127.0.0.1/$SRV_PORT" &&
+        exec {b}<>"/dev/tcp/127.0.0.1/$SRV_PORT" || {
+        not_ok "settle: two connections"; stop_server "$SRV_PID"; return; }
+    printf 'ADD Leads Round 1 111-11-1111\n' >&"$a"
+    sleep 0.05                  # A's round under way
+    printf 'ADD Held Reply 1 111-11-1112\n' >&"$b"
+    IFS= read -r -t 5 -u "$b" lb
+    eval "exec $b>&-"           # inside the 300 ms
+    IFS= read -r -t 5 -u "$a" la
+    eval "exec $a>&-"
+    expect_eq "settle: both replies arrive" "$la $lb" "OK OK"
+    sleep 0.5                   # past the window
+    check "settle: the server runs on" srv_running "$SRV_PID"
+    restart fine --journal "$J" --fsync always || return
+    expect_eq "settle: both ADDs are durable" "$(ask "$SRV_PORT" 'COUNT\n')" 2
+    stop_server "$SRV_PID"
+}
+
 # ---- kill -9 under load ---------------------------------------------------
 
 # always acknowledges what is synced, everysec what is written: a kill -9
@@ -188,6 +221,7 @@ case_disk_full() {
 case_restart_keeps
 case_stats
 case_held_replies
+case_settle_delivering
 case_kill9
 case_torn_tail
 case_damaged_middle

@@ -35,13 +35,14 @@ static struct {
     int crash_armed;
     enum jcrash crash_at;
     enum { FAIL_NONE, FAIL_WRITE, FAIL_SYNC, FAIL_SLOW, FAIL_TORN,
-           FAIL_ALLOC, FAIL_REWRITE, FAIL_SWITCH } fail_op; /* the first
-                                                               four only */
+           FAIL_ALLOC, FAIL_REWRITE, FAIL_SWITCH,
+           FAIL_DELIVER } fail_op;  /* the first four only */
     uint64_t fail_at;           /* from this call on (or slow's delay) */
     uint64_t fail_seen;         /* fail_op's calls so far */
     uint64_t alloc_at;          /* this allocation fails (0: none) */
     uint64_t rewrite_at;        /* this one of the rewrite buffer's */
     uint64_t switch_ms;         /* the switch this late (0: not late) */
+    uint64_t deliver_ms;        /* each delivered reply let go this late */
     _Atomic uint64_t allocs;    /* allocations so far */
     _Atomic uint64_t rewrites;  /* the rewrite buffer's so far */
 } seams;
@@ -66,7 +67,7 @@ static void crash_from_env(void)
 static const char *const fail_ops[] = {
     [FAIL_WRITE] = "write", [FAIL_SYNC] = "sync", [FAIL_SLOW] = "slow",
     [FAIL_TORN] = "torn", [FAIL_ALLOC] = "alloc", [FAIL_REWRITE] = "rewrite",
-    [FAIL_SWITCH] = "switch",
+    [FAIL_SWITCH] = "switch", [FAIL_DELIVER] = "deliver",
 };
 
 /* One item of SSN_TEST_JOURNAL_FAIL, "OP:N" (the n bytes at v; N decimal,
@@ -80,7 +81,7 @@ static int fail_item(const char *v, size_t n, int *op, uint64_t *at)
         return -1;
     memcpy(item, v, n);
     item[n] = '\0';
-    for (*op = FAIL_WRITE; *op <= FAIL_SWITCH; (*op)++) {
+    for (*op = FAIL_WRITE; *op <= FAIL_DELIVER; (*op)++) {
         size_t k = strlen(fail_ops[*op]);
         if (strncmp(item, fail_ops[*op], k) != 0 || item[k] != ':')
             continue;
@@ -89,7 +90,7 @@ static int fail_item(const char *v, size_t n, int *op, uint64_t *at)
             return -1;
         errno = 0;
         unsigned long long u = strtoull(d, &end, 10);
-        if (errno || *end || ((*op == FAIL_SLOW || *op == FAIL_SWITCH) &&
+        if (errno || *end || ((*op == FAIL_SLOW || *op >= FAIL_SWITCH) &&
                               u > SEAM_SLOW_MAX_MS))
             return -1;
         *at = u;
@@ -118,13 +119,16 @@ static int fail_item(const char *v, size_t n, int *op, uint64_t *at)
  * N-th of the rewrite buffer's (where a compaction keeps the records
  * appended after its snapshot). "switch:N" makes the flusher wait N ms
  * between a compaction's new file being ready and its switch, so that
- * appends meet that window (tests/test-journal-nomem.sh). Anything else,
+ * appends meet that window (tests/test-journal-nomem.sh). "deliver:N"
+ * makes the thread that sent a round's held replies wait N ms, lock held,
+ * before it lets each one's owner go (journal_reply.c), so that a session
+ * that ends meanwhile meets that window (tests/test-journal.sh). Anything else,
  * and the whole value is logged and ignored, so that a typo is not taken
  * for a test that passed. */
 static void fail_from_env(const char *path)
 {
     const char *v = getenv("SSN_TEST_JOURNAL_FAIL");
-    uint64_t at[FAIL_SWITCH + 1] = { 0 };
+    uint64_t at[FAIL_DELIVER + 1] = { 0 };
     int slot = FAIL_NONE, op;
 
     if (!v)
@@ -136,7 +140,8 @@ static void fail_from_env(const char *path)
             (op <= FAIL_TORN && slot != FAIL_NONE)) {
             log_msg(LOG_LEVEL_WARN, "journal %s: SSN_TEST_JOURNAL_FAIL="
                     "\"%.60s\" ignored: the test seam takes sync:N, write:N, "
-                    "slow:N or torn:N, alloc:N, rewrite:N, switch:N, N from 1, "
+                    "slow:N or torn:N, alloc:N, rewrite:N, switch:N, deliver:N, "
+                    "N from 1, "
                     "separated by commas", path, v);
             return;
         }
@@ -147,7 +152,7 @@ static void fail_from_env(const char *path)
         if (!*p)
             break;
     }
-    for (op = FAIL_WRITE; op <= FAIL_SWITCH; op++) {
+    for (op = FAIL_WRITE; op <= FAIL_DELIVER; op++) {
         unsigned long long a = at[op];
         if (!a)
             continue;
@@ -172,6 +177,10 @@ static void fail_from_env(const char *path)
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
                     "FAIL=switch:%llu: a compaction's switch waits %llu ms "
                     "once its new file is ready", path, a, a);
+        else if (op == FAIL_DELIVER)
+            log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
+                    "FAIL=deliver:%llu: each held reply sent is let go "
+                    "%llu ms late", path, a, a);
         else
             log_msg(LOG_LEVEL_WARN, "journal %s: test seam SSN_TEST_JOURNAL_"
                     "FAIL=%s:%llu: the %ss of records fail with EIO from "
@@ -184,6 +193,7 @@ static void fail_from_env(const char *path)
     seams.alloc_at = at[FAIL_ALLOC];
     seams.rewrite_at = at[FAIL_REWRITE];
     seams.switch_ms = at[FAIL_SWITCH];
+    seams.deliver_ms = at[FAIL_DELIVER];
 }
 
 void journal_seams_init(const char *path)
@@ -192,6 +202,7 @@ void journal_seams_init(const char *path)
     seams.fail_op = FAIL_NONE;
     seams.fail_at = seams.fail_seen = 0;
     seams.alloc_at = seams.rewrite_at = seams.switch_ms = 0;
+    seams.deliver_ms = 0;
     atomic_store(&seams.allocs, 0);
     atomic_store(&seams.rewrites, 0);
     crash_from_env();
@@ -233,6 +244,12 @@ void journal_seam_switch_delay(void)
 {
     if (seams.switch_ms)
         time_sleep_ns(seams.switch_ms * TIME_NS_PER_MS);
+}
+
+void journal_seam_deliver_delay(void)
+{
+    if (seams.deliver_ms)
+        time_sleep_ns(seams.deliver_ms * TIME_NS_PER_MS);
 }
 
 void journal_seam_torn(int fd, const unsigned char *p, size_t n,

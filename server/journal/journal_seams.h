@@ -85,6 +85,13 @@ int journal_seam_alloc_fails(enum jalloc site);
  * that a test's appends meet the window before the switch. */
 void journal_seam_switch_delay(void);
 
+/* The thread that sent a round's held replies, with j->lock held, as it
+ * marks each one sent and before it lets its owner go (held 0): with
+ * "deliver:N" it sleeps N ms there, so that a session ending meanwhile
+ * meets the window in which it must not free the reply
+ * (test-journal.sh's case_settle_delivering). */
+void journal_seam_deliver_delay(void);
+
 #else   /* the installed servers: no seam at all */
 
 static inline void journal_seams_init(const char *path) { (void)path; }
@@ -101,6 +108,7 @@ static inline int journal_seam_alloc_fails(enum jalloc site)
     return 0;
 }
 static inline void journal_seam_switch_delay(void) { }
+static inline void journal_seam_deliver_delay(void) { }
 
 #endif
 
