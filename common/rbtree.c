@@ -364,3 +364,19 @@ struct rb_node *rb_next(const struct rb_node *n)
         n = p;
     return p;
 }
+
+struct rb_node *rb_prev(const struct rb_node *n)
+{
+    struct rb_node *p;
+
+    if (n->left) {
+        /* The rightmost node of the left subtree. */
+        for (p = n->left; p->right; p = p->right)
+            ;
+        return p;
+    }
+    /* Otherwise the first ancestor of which n is in the right subtree. */
+    while ((p = n->parent) && n == p->left)
+        n = p;
+    return p;
+}

@@ -83,6 +83,7 @@ void rb_erase(struct rb_tree *t, struct rb_node *n);
 struct rb_node *rb_first(const struct rb_tree *t);
 struct rb_node *rb_last(const struct rb_tree *t);
 struct rb_node *rb_next(const struct rb_node *n);
+struct rb_node *rb_prev(const struct rb_node *n);   /* NULL at the start */
 
 /* Checks every invariant: parent links, order by cmp (strictly increasing
  * in order), root black, no red node with a red child, equal black height,

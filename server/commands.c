@@ -28,19 +28,24 @@
  * (free_ahead). */
 static __thread struct {
     struct entry *e[STORE_PREFETCH_MAX];
+    struct store_slot_hint hint[STORE_PREFETCH_MAX];    /* where each
+                                           one's walk ended, once the hold
+                                           began (store_prefetch_locked) */
     int n, next;
 } ahead;
 
 /* The entry for p: the next one made ahead when it is p's (it always is
- * unless the batch and the look-ahead parsed differently), else a new one. */
-static struct entry *take_entry(const struct person *p)
+ * unless the batch and the look-ahead parsed differently), with where its
+ * walk ended into *hint; else a new one, and no hint. */
+static struct entry *take_entry(const struct person *p,
+                                struct store_slot_hint *hint)
 {
     if (ahead.next < ahead.n) {
         struct entry *e = ahead.e[ahead.next];
         const struct entry_key key = { .last = p->last, .first = p->first };
         if (entry_key_cmp(&key, &e->node) == 0 && entry_age(e) == p->age &&
             e->ssn == entry_ssn_pack(p->ssn)) {
-            ahead.next++;
+            *hint = ahead.hint[ahead.next++];
             return e;
         }
     }
@@ -82,6 +87,10 @@ int cmd_store_enter(struct session *s, enum store_access how)
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
     } else if (ahead_n) {
         store_prefetch_locked(s->store, &pf);
+        /* made[i] is the i-th ADD, as k[i] is (the walkers come first,
+         * in input order). */
+        for (int i = 0; i < ahead.n; i++)
+            ahead.hint[i] = pf.k[i].slot;
     }
     return rc;
 }
@@ -152,13 +161,14 @@ static struct entry_key req_key(const struct session *s)
  * the store refuses it (a duplicate, or the journal). */
 static void cmd_add(struct session *s)
 {
-    struct entry *e = take_entry(&s->req);
+    struct store_slot_hint hint = { .parent = NULL };
+    struct entry *e = take_entry(&s->req, &hint);
     if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;
     }
 
-    struct store_mutation m = { .op = STORE_ADD, .entry = e };
+    struct store_mutation m = { .op = STORE_ADD, .entry = e, .hint = hint };
     if (cmd_store_enter(s, STORE_WRITE)) {
         entry_free(e);
         return;

@@ -28,6 +28,7 @@ int store_init(struct store *st, const struct lock_policy *policy)
     if (policy->hash_index)
         sindex_init(&st->index);
     st->version = 0;
+    st->erases = 0;
     atomic_init(&st->entries, 0);
     st->digest_valid = 0;
     st->listing = NULL;
@@ -61,7 +62,31 @@ static void race_window(const struct store *st)
         st->pause(st->pause_arg);
 }
 
-static int add_locked(struct store *st, struct entry *e)
+/* Whether key still belongs at the hint's place (store_slot_hint): its
+ * parent not freed since, that side empty, and key between the parent and
+ * its neighbour on that side, which is then exactly where key goes. */
+static struct rb_node **hinted_link(const struct store *st,
+                                    const struct store_slot_hint *hint,
+                                    const struct entry_key *key)
+{
+    struct rb_node *p = hint->parent, *next;
+
+    if (!p || hint->erases != st->erases)
+        return NULL;
+    if (hint->left) {
+        if (p->left || entry_key_cmp(key, p) >= 0)
+            return NULL;
+        next = rb_prev(p);
+        return !next || entry_key_cmp(key, next) > 0 ? &p->left : NULL;
+    }
+    if (p->right || entry_key_cmp(key, p) <= 0)
+        return NULL;
+    next = rb_next(p);
+    return !next || entry_key_cmp(key, next) < 0 ? &p->right : NULL;
+}
+
+static int add_locked(struct store *st, struct entry *e,
+                      const struct store_slot_hint *hint)
 {
     struct entry_key key = { .last = entry_last(e), .first = entry_first(e) };
     struct rb_node *parent, **link;
@@ -72,6 +97,11 @@ static int add_locked(struct store *st, struct entry *e)
         h = sindex_hash(key.last, key.first);
         if (sindex_find(&st->index, &key, h))
             return -EEXIST;
+        /* Without the index a hint could name a node of the same key. */
+        if ((link = hinted_link(st, hint, &key))) {
+            parent = hint->parent;
+            goto found;
+        }
     }
     parent = rb_last(&st->tree);
     /* A key after the last one (a compacted journal's replay adds them all
@@ -80,6 +110,7 @@ static int add_locked(struct store *st, struct entry *e)
         link = &parent->right;
     else if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent, &link))
         return -EEXIST;
+found:
     race_window(st);
     rb_link_node(&e->node, parent, link);
     rb_insert_color(&st->tree, &e->node);
@@ -108,6 +139,7 @@ static int delete_locked(struct store *st, struct store_mutation *m)
         return -ENOENT;
     race_window(st);
     rb_erase(&st->tree, &e->node);
+    st->erases++;
     sindex_remove(&st->index, e, h);
     m->removed = e;
     return 0;
@@ -126,7 +158,7 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
         return rc;
     switch (m->op) {
     case STORE_ADD:
-        rc = add_locked(st, m->entry);
+        rc = add_locked(st, m->entry, &m->hint);
         break;
     case STORE_DELETE:
         rc = delete_locked(st, m);

@@ -144,6 +144,10 @@ struct store {
                                    (nolock); protected by the store lock */
     unsigned long version;      /* changes with every applied mutation;
                                    protected by the store lock */
+    unsigned long erases;       /* entries unlinked so far: a slot found
+                                   before (store_slot_hint) names no freed
+                                   node while it has not moved; protected
+                                   by the store lock */
     atomic_size_t entries;      /* tree.count, copied under the lock after
                                    each mutation, for readers that must not
                                    wait for the lock (SIGUSR1's STATS) */
@@ -175,9 +179,21 @@ enum store_op {
     STORE_DELETE,               /* unlink the entry named by m->key */
 };
 
+/* Where a batch's look-ahead walk found an ADD's place (store_prefetch.c):
+ * parent's left or right, empty then. add_locked links there without a
+ * second walk when it is still right: no entry unlinked since (erases),
+ * that side still empty, and the key between parent and its neighbour on
+ * that side. Otherwise, and when parent is NULL, it walks. */
+struct store_slot_hint {
+    struct rb_node *parent;
+    int left;
+    unsigned long erases;       /* st->erases when it was found */
+};
+
 struct store_mutation {
     enum store_op op;
     struct entry *entry;        /* ADD: the new entry */
+    struct store_slot_hint hint;    /* ADD: where it may go (zero: walk) */
     struct entry_key key;       /* DELETE: the names */
     struct entry *removed;      /* DELETE: the unlinked entry, for the
                                    caller to free after leaving the store */
@@ -280,6 +296,8 @@ struct store_prefetch_key {
     char first[ENTRY_NAME_MAX + 1];
     uint64_t h;                 /* its hash in the index */
     const struct rb_node *at;   /* where its walk is; NULL: done */
+    struct store_slot_hint slot;    /* an ADD walked to its empty place:
+                                       parent set (else NULL) */
 };
 struct store_prefetch {
     int n, nwalk;               /* keys, and of them the ADDs (first) */

@@ -80,11 +80,15 @@ static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
                 continue;
             const struct entry_key key = { k[i].last, k[i].first };
             int c = entry_key_cmp(&key, n);
-            n = c < 0 ? n->left : c > 0 ? n->right : NULL;
-            k[i].at = n;
-            if (n) {
-                fetch_node(n);
+            const struct rb_node *child = c < 0 ? n->left
+                                        : c > 0 ? n->right : NULL;
+            k[i].at = child;
+            if (child) {
+                fetch_node(child);
                 live++;
+            } else if (c) {             /* its empty place, for add_locked */
+                k[i].slot.parent = (struct rb_node *)n;
+                k[i].slot.left = c < 0;
             }
         }
     }
@@ -108,6 +112,7 @@ int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
             break;              /* not a whole line yet */
         if (parse_line(p, nl, &k[pf->n], &walk, pf, make)) {
             k[pf->n].h = sindex_hash(k[pf->n].last, k[pf->n].first);
+            k[pf->n].slot.parent = NULL;        /* until it is walked */
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {
                 struct store_prefetch_key t = k[pf->n];
@@ -134,6 +139,8 @@ int store_prefetch_locked(const struct store *st, struct store_prefetch *pf)
     for (int i = 0; i < pf->n; i++) {
         sindex_prefetch(&st->index, k[i].h);
         k[i].at = i < pf->nwalk ? st->tree.root : NULL;
+        k[i].slot.parent = NULL;
+        k[i].slot.erases = st->erases;
     }
     if (pf->nwalk > 1)
         walk_side_by_side(k, pf->nwalk, 0, WALK_BEFORE_INDEX);

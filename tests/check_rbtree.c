@@ -174,6 +174,12 @@ START_TEST(test_rb_traversal_sorted)
         last = p;
     ck_assert_int_eq(key_of(last), 3 * (N - 1) - 1500);
     ck_assert_ptr_null(rb_next(last));
+    ck_assert_ptr_eq(rb_last(&t), last);
+    /* rb_prev walks the same nodes backwards. */
+    int i = N - 1;
+    for (struct rb_node *p = last; p; p = rb_prev(p), i--)
+        ck_assert_int_eq(key_of(p), 3 * i - 1500);
+    ck_assert_int_eq(i, -1);
     assert_balanced(&t);
 }
 END_TEST

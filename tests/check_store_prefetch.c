@@ -139,6 +139,65 @@ START_TEST(test_prefetch_makes_adds)
 }
 END_TEST
 
+static int add_hinted(struct entry *e, const struct store_slot_hint *hint)
+{
+    struct store_mutation m = { .op = STORE_ADD, .entry = e, .hint = *hint };
+    return store_apply_locked(&st, &m);
+}
+
+/* The walk of each ADD ends at its empty place, and an ADD linked there
+ * (add_locked's hint) leaves a valid tree: also when an earlier ADD of
+ * the batch took that place (f100a then f100b, neighbours), when an
+ * entry was unlinked since, and when the hint is wrong outright, which
+ * the store must refuse and walk instead (fails when hints are trusted). */
+START_TEST(test_prefetch_slot_hints)
+{
+    struct store_prefetch pf;
+    static const char in[] = "ADD f100a L100 1 111-11-1111\n"
+                             "ADD f100b L100 1 111-11-1111\n"
+                             "ADD zz zz 1 111-11-1111\n"
+                             "ADD f7a L7 1 111-11-1111\n";
+    struct entry *gone;
+
+    fill(2000);
+    ck_assert_int_eq(store_prefetch_parse(&st, &pf, in, sizeof(in) - 1, 4), 4);
+    ck_assert_int_eq(store_prefetch_locked(&st, &pf), 4);
+    for (int i = 0; i < 4; i++)
+        ck_assert_ptr_nonnull(pf.k[i].slot.parent);
+    /* Neighbours: the first takes the place both walks ended at. */
+    ck_assert_int_eq(add_hinted(pf.made[0], &pf.k[0].slot), 0);
+    ck_assert_int_eq(add_hinted(pf.made[1], &pf.k[1].slot), 0);
+    ck_assert_ptr_null(store_check_locked(&st));
+    /* An entry unlinked since: the hint is not used. */
+    ck_assert_int_eq(del("f5", "L5", &gone), 0);
+    entry_free(gone);
+    ck_assert_int_eq(add_hinted(pf.made[2], &pf.k[2].slot), 0);
+    /* A wrong hint: the first node's left side, for a key after it. */
+    struct store_slot_hint wrong = { .parent = rb_first(&st.tree),
+                                     .left = 1, .erases = st.erases };
+    ck_assert_int_eq(add_hinted(pf.made[3], &wrong), 0);
+    ck_assert_ptr_null(store_check_locked(&st));
+    /* Wrong in the other way: an empty left side whose key is after the
+     * new one, but so is the node before it (rotations can leave such a
+     * place behind a walk's). */
+    struct rb_node *n = rb_next(rb_first(&st.tree));
+    while (n->left || !rb_prev(n))
+        n = rb_next(n);
+    wrong.parent = n;
+    ck_assert_int_eq(add_hinted(new_entry("a", "A", 1, "111-11-1111"),
+                                &wrong), 0);
+    ck_assert_ptr_null(store_check_locked(&st));
+    ck_assert_ptr_eq(rb_first(&st.tree)->left, NULL);
+    ck_assert_str_eq(entry_last(RB_ENTRY(rb_first(&st.tree), struct entry,
+                                         node)), "A");
+    ck_assert_uint_eq(store_count_locked(&st), 2000 + 5 - 1);
+    ck_assert_ptr_nonnull(find("f100a", "L100"));
+    ck_assert_ptr_nonnull(find("f100b", "L100"));
+    ck_assert_ptr_nonnull(find("zz", "zz"));
+    ck_assert_ptr_nonnull(find("f7a", "L7"));
+}
+END_TEST
+
 /* An ADD of a name the store holds stops walking once the index is
  * asked; a new name walks on (fails when every ADD walks the tree). */
 START_TEST(test_prefetch_refused_add_stops)
@@ -176,6 +235,7 @@ static Suite *store_prefetch_suite(void)
     tcase_add_test(tc, test_prefetch_empty_store);
     tcase_add_test(tc, test_prefetch_reads_any_input);
     tcase_add_test(tc, test_prefetch_makes_adds);
+    tcase_add_test(tc, test_prefetch_slot_hints);
     tcase_add_test(tc, test_prefetch_parse_counts);
     tcase_add_test(tc, test_prefetch_refused_add_stops);
     suite_add_tcase(s, tc);
