@@ -90,6 +90,14 @@ ms=$(elapsed_ms "$t0")
 row=$(grep '^fine  ' <<<"$out" | tail -1)
 expect_match "demo: a frozen server's row says it hung" \
     "$row" 'FAILED: server hung after [0-9.]+ s'
+expect_match "demo: a frozen server is said to be killed, not to have crashed" \
+    "$out" 'ignored SIGTERM: stopped with SIGKILL'
+check "demo: ... and nothing says it crashed" \
+    bash -c '! grep -q crashed <<<"$1"' _ "$out"
+check "demo: no interleaving read into a failed mode's times" \
+    bash -c '! grep -q "^fine: clients interleave" <<<"$1"' _ "$out"
+check "demo: the chart of a failed mode alone is drawn" \
+    test -s "$TEST_TMP/demo-hang/service-times.png"
 after=$(sed -n 's/.*server hung after \([0-9]*\).*/\1/p' <<<"$row")
 check "demo: ... within the demo's 5 s --hang of its freezing (after ${after:-?} s; kill_it's own default waited 10 s)" \
     test "${after:-99}" -lt 9
