@@ -89,6 +89,30 @@ START_TEST(test_ctl_request)
 }
 END_TEST
 
+static void no_line(void *arg, const char *line)
+{
+    (void)line;
+    ++*(int *)arg;
+}
+
+/* A block asked of a server that is not ssnserver (its first line is not
+ * "name value") ends at that line with -EPROTO, not after the time
+ * limit's wait for an END that never comes (-ETIMEDOUT). */
+START_TEST(test_ctl_query_block_not_a_block)
+{
+    struct fake f = { 0 };
+    struct ctl c;
+    int lines = 0;
+    fake_start(&f, FAKE_REDIS);
+    ck_assert_int_eq(ctl_open(&c, "127.0.0.1", f.port, 5000), 0);
+    ck_assert_int_eq(ctl_query_block(&c, "STATS", no_line, &lines), -EPROTO);
+    ck_assert_int_eq(lines, 0);
+    ck_assert_msg(strstr(c.err, "STATS answered '-ERR"), "%s", c.err);
+    ctl_abandon(&c);
+    fake_stop(&f);
+}
+END_TEST
+
 static Suite *client_ctl_suite(void)
 {
     Suite *s = suite_create("client_ctl");
@@ -96,6 +120,7 @@ static Suite *client_ctl_suite(void)
     tcase_set_timeout(net, 20);
     tcase_add_test(net, test_ctl_query);
     tcase_add_test(net, test_ctl_request);
+    tcase_add_test(net, test_ctl_query_block_not_a_block);
     suite_add_tcase(s, net);
     return s;
 }

@@ -29,6 +29,7 @@ enum fake_mode {
     FAKE_SILENT,                /* reads, never answers */
     FAKE_HANGUP,                /* answers 5 requests, then closes */
     FAKE_GARBAGE,               /* answers every line with junk */
+    FAKE_REDIS,                 /* answers every line as Redis would */
 };
 
 struct fake {
@@ -44,6 +45,10 @@ static inline void fake_reply(struct fake *f, struct outbuf *ob,
 {
     if (f->mode == FAKE_SLOW)
         time_sleep_ns(300000);
+    if (f->mode == FAKE_REDIS) {
+        ob_puts(ob, "-ERR unknown command\r\n");
+        return;
+    }
     if (f->mode == FAKE_GARBAGE) {
         static const char junk[] = "\x01\x02 garbage \xff";
         ob_append(ob, junk, sizeof(junk) - 1);

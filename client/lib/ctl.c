@@ -117,6 +117,16 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen)
     return exchange(c, req, buf, (size_t)n, out, outlen);
 }
 
+/* A block's line: a lower-case name ([a-z0-9_]), a space, a value. */
+static int named_value(const char *line)
+{
+    const char *p = line;
+
+    while ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_')
+        p++;
+    return p > line && *p == ' ';
+}
+
 int ctl_query_block(struct ctl *c, const char *req,
                     void (*line_cb)(void *arg, const char *line), void *arg)
 {
@@ -125,7 +135,10 @@ int ctl_query_block(struct ctl *c, const char *req,
     uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
                         TIME_NS_PER_MS;
 
-    if (rc == 0 && strncmp(line, "Error", 5) == 0) {
+    if (rc == 0 && (strncmp(line, "Error", 5) == 0 ||
+                    (strcmp(line, "END") != 0 && !named_value(line)))) {
+        /* Not a block (another server: Redis's "-ERR", memcached's
+         * "ERROR"): said now, not after the time limit's wait for END. */
         snprintf(c->err, sizeof(c->err), "%s answered '%.150s'", req, line);
         return -EPROTO;
     }

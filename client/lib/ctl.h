@@ -49,8 +49,8 @@ int ctl_query(struct ctl *c, const char *req, char *out, size_t outlen);
 /* Sends req and reads a block of reply lines up to "END" (STATS), calling
  * line_cb with each line before it (NUL-terminated, as ctl_query leaves
  * it; END itself is not passed). Returns 0; -EPROTO when the first line
- * is an Error: reply (c->err quotes it); or ctl_query's errors. The whole
- * block shares one time limit. */
+ * is an Error: reply or not a "name value" line (c->err quotes it); or
+ * ctl_query's errors. The whole block shares one time limit. */
 int ctl_query_block(struct ctl *c, const char *req,
                     void (*line_cb)(void *arg, const char *line), void *arg);
 
