@@ -94,7 +94,9 @@ static int add_locked(struct store *st, struct entry *e,
 
     /* Someone of that name already: the index says so without a walk. */
     if (sindex_on(&st->index)) {
-        h = sindex_hash(key.last, key.first);
+        /* The look-ahead hashed the names already (the hint's entry is
+         * the one its line made: take_entry, commands.c). */
+        h = hint->hash ? hint->hash : sindex_hash(key.last, key.first);
         if (sindex_find(&st->index, &key, h))
             return -EEXIST;
         /* Without the index a hint could name a node of the same key. */

@@ -188,6 +188,7 @@ struct store_slot_hint {
     struct rb_node *parent;
     int left;
     unsigned long erases;       /* st->erases when it was found */
+    uint64_t hash;              /* the names' sindex_hash (0: not known) */
 };
 
 struct store_mutation {

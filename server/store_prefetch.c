@@ -113,6 +113,7 @@ int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
         if (parse_line(p, nl, &k[pf->n], &walk, pf, make)) {
             k[pf->n].h = sindex_hash(k[pf->n].last, k[pf->n].first);
             k[pf->n].slot.parent = NULL;        /* until it is walked */
+            k[pf->n].slot.hash = k[pf->n].h;    /* add_locked's, too */
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {
                 struct store_prefetch_key t = k[pf->n];
