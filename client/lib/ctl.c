@@ -135,10 +135,10 @@ int ctl_query_block(struct ctl *c, const char *req,
     uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
                         TIME_NS_PER_MS;
 
-    if (rc == 0 && (strncmp(line, "Error", 5) == 0 ||
-                    (strcmp(line, "END") != 0 && !named_value(line)))) {
-        /* Not a block (another server: Redis's "-ERR", memcached's
-         * "ERROR"): said now, not after the time limit's wait for END. */
+    if (rc == 0 && strcmp(line, "END") != 0 && !named_value(line)) {
+        /* Not a block: an "Error: ..." reply, or another server (Redis's
+         * "-ERR", memcached's "ERROR"), said now, not after the time
+         * limit's wait for END. */
         snprintf(c->err, sizeof(c->err), "%s answered '%.150s'", req, line);
         return -EPROTO;
     }
