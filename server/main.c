@@ -364,8 +364,10 @@ static void log_started(void)
                 "an event loop; up to %d requests per store-lock hold",
                 srv.opt.workers, srv.opt.batch);
     else
-        log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection; up "
-                "to %d requests per store-lock hold", srv.opt.batch);
+        log_msg(LOG_LEVEL_INFO, "io threads: a thread per connection%s; up "
+                "to %d requests per store-lock hold",
+                srv.opt.sched_batch ? ", each SCHED_BATCH" : "",
+                srv.opt.batch);
     if (srv.opt.lock_order == STORE_LOCK_UNFAIR)
         log_msg(LOG_LEVEL_INFO, "unfair store lock: a thread that finds "
                 "it free takes it, ahead of the ones waiting");

@@ -82,6 +82,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         once, at the cost of a convoy of threads) or\n"
 "                         unfair (whoever finds it free; no bound)\n"
 "      --unfair-lock      the same as --lock-order unfair\n"
+"      --sched POLICY     batch (default: each thread of --io threads runs\n"
+"                         as SCHED_BATCH, so a thread woken by its client's\n"
+"                         bytes waits for the running one's time slice\n"
+"                         instead of preempting it, even inside the store\n"
+"                         lock) or normal (the kernel's default)\n"
 "      --workers N        worker threads for --io events (default: the\n"
 "                         number of CPUs less one, at least 1)\n"
 "      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
@@ -191,7 +196,7 @@ static size_t bytes(const char *opt, const char *s, unsigned long long min)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER,
+    OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER, OPT_SCHED,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
     OPT_METRICS, OPT_TRACE, OPT_TRACE_FILE, OPT_MAXOUT_TOTAL, OPT_GRACE,
     OPT_MAXUNAUTH, OPT_KEEPALIVE,
@@ -215,6 +220,7 @@ static const struct option longopts[] = {
     { "batch",         required_argument, NULL, OPT_BATCH },
     { "unfair-lock",   no_argument,       NULL, OPT_UNFAIR },
     { "lock-order",    required_argument, NULL, OPT_LOCKORDER },
+    { "sched",         required_argument, NULL, OPT_SCHED },
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
@@ -242,6 +248,7 @@ static void set_defaults(struct options *opt)
     opt->max_output = SSN_DEFAULT_MAX_OUTPUT;
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->batch = SSN_DEFAULT_BATCH;
+    opt->sched_batch = 1;
     opt->max_output_total = (size_t)-1;     /* budget_default, once parsed */
     opt->login_grace_s = SSN_DEFAULT_LOGIN_GRACE;
     opt->tcp_keepalive_s = SSN_DEFAULT_KEEPALIVE;
@@ -316,6 +323,11 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
             bad_value("--io", optarg, "is not an I/O model (threads or "
                       "events)");
         opt->io_events = strcmp(optarg, "events") == 0;
+        break;
+    case OPT_SCHED:
+        if (strcmp(optarg, "batch") && strcmp(optarg, "normal"))
+            bad_value("--sched", optarg, "is not a policy (batch or normal)");
+        opt->sched_batch = strcmp(optarg, "batch") == 0;
         break;
     case OPT_BATCH:
         opt->batch = (int)number("--batch", optarg, 1, 1024);

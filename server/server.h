@@ -56,6 +56,8 @@ struct options {
     int workers;                /* --workers for --io events */
     int batch;                  /* --batch: requests per store-lock hold */
     int lock_order;             /* --lock-order: enum store_lock_order */
+    int sched_batch;            /* --sched batch: session threads of --io
+                                   threads run as SCHED_BATCH */
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */

@@ -4,7 +4,8 @@
 # bind address, a busy port, SIGTERM and SIGINT with a client connected, a
 # stop that must abandon a session (exit 3), SIGHUP and SIGUSR2 the instant
 # the server is ready, clients that vanish (SIGPIPE), --stdin --quiet, and
-# serial mode serving a second client only after the first has gone.
+# serial mode serving a second client only after the first has gone, and
+# --sched (the session threads' scheduling policy).
 #
 # Usage: test-server-lifecycle.sh [CASE...]; no CASE runs them all.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -458,9 +459,48 @@ case_reset_then_stop() {
         bash -c '! grep -q "connection from" "$1"' _ "$SRV_ERR"
 }
 
+# --sched: a session thread's policy, field 41 of /proc/PID/task/TID/stat
+# (3 is SCHED_BATCH, 0 the kernel's default); no other thread changes.
+# session_policies PID: the policy of every thread of PID, one a line.
+session_policies() {
+    local f line
+    for f in /proc/"$1"/task/*/stat; do
+        line=$(<"$f") || continue
+        line=${line##*) }                   # fields from the third on
+        set -- $line
+        echo "${39}"
+    done
+}
+
+case_sched() {
+    local sched pol
+    for sched in default batch normal; do
+        if [[ $sched == default ]]; then
+            start_server buffered --io threads || return
+        else
+            start_server buffered --io threads --sched "$sched" || return
+        fi
+        open_conn "$SRV_PORT"
+        send_line "$CONN" "COUNT"
+        read_line "$CONN" 5
+        expect_eq "--sched $sched: the session answers" "$LINE" 0
+        pol=$(session_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+        if [[ $sched != normal ]]; then
+            expect_match "--sched $sched: one thread (the session's) is SCHED_BATCH, the rest the default ($pol)" \
+                "$pol" '^ [0-9]+ 0, 1 3,$'
+        else
+            expect_match "--sched normal: every thread keeps the default ($pol)" \
+                "$pol" '^ [0-9]+ 0,$'
+        fi
+        close_conn "$CONN"
+        stop_server "$SRV_PID"
+    done
+    bad_option "--sched fast" -p 0 --sched fast
+}
+
 CASES=(case_help_version case_bad_options case_ports case_signals
        case_signal_at_ready case_file_size_limit case_log_file case_sigpipe
-       case_stdin case_reset_then_stop
+       case_stdin case_reset_then_stop case_sched
        case_one_at_a_time case_fine_concurrent)
 (($# == 0)) || CASES=("$@")
 for c in "${CASES[@]}"; do
