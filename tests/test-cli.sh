@@ -56,6 +56,7 @@ bad_value() {
     expect_eq "$desc: nothing on stdout" "$OUT" ""
 }
 bad_value "bench-echo --port 70000" --port 70000 "$BIN/bench-echo" --port 70000
+bad_value "bench-echo --sched fast" --sched fast "$BIN/bench-echo" --sched fast
 
 # README's HELP listing is the server's own.
 readme_help=$(sed -n '/^    HELP$/,/^    END$/{s/^    //;p}' README.md | tail -n +2)

@@ -12,7 +12,7 @@
  * snprintf, not a lookup: what is left is the cost of the system calls and
  * of the loopback itself, the limit no server on this machine can beat.
  *
- *   bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads]
+ *   bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads] [-s batch|normal]
  *                                         PORT 0 (the default) picks one;
  *                                         prints 'listening on ADDR:PORT'
  *
@@ -22,8 +22,11 @@
  *
  * -m threads is the floor of the other model instead, ssnserver's --io
  * threads: a thread per connection, blocking read(2) and send(2), the same
- * answers (-w does not apply: there is no worker to count). What it pays on top of epoll's floor is the model's own cost,
- * a wake-up and a context switch per read, that no lock or parser adds.
+ * answers (-w does not apply: there is no worker to count). What it pays
+ * on top of epoll's floor is the model's own cost, a wake-up and a context
+ * switch per read, that no lock or parser adds. Its threads run as
+ * SCHED_BATCH, as ssnserver's do by default (--sched); -s normal keeps the
+ * kernel's default policy, as ssnserver --sched normal does.
  *
  * SIGINT or SIGTERM stop it. Not part of any server: tools/bench-compare
  * uses it. */
@@ -35,6 +38,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,11 +250,17 @@ static void *worker(void *arg)
 /* -m threads: one connection's thread. Blocking reads; every request a
  * read returned is answered, and the answers go in one send, as the epoll
  * model does with a batch. */
+static int sched_batch = 1;          /* -s batch (the default) */
+
 static void *conn_thread(void *arg)
 {
     struct echo_conn *c = arg;
     int fd = c->fd;
 
+    if (sched_batch) {
+        struct sched_param sp = { .sched_priority = 0 };
+        pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
+    }
     for (;;) {
         ssize_t r = read(fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
         if (r < 0 && errno == EINTR)
@@ -310,7 +320,7 @@ static int serve_threads(int lfd)
 }
 
 static const char usage_text[] =
-"usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads]\n"
+"usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads] [-s batch|normal]\n"
 "The floor under every server of docs/PERFORMANCE.md: answers each line\n"
 "with one short line and does nothing else. Prints 'listening on\n"
 "127.0.0.1:PORT'; SIGINT or SIGTERM stop it.\n"
@@ -318,6 +328,8 @@ static const char usage_text[] =
 "  -w, --workers N      epoll threads, each with its own listening socket\n"
 "                       (1 to %d, default 1)\n"
 "  -m, --model MODEL    epoll (the default) or threads (one per connection)\n"
+"  -s, --sched POLICY   with -m threads: batch (the default: each thread\n"
+"                       SCHED_BATCH, as ssnserver --sched batch) or normal\n"
 "  -h, --help           this text\n"
 "  -V, --version        the version\n";
 
@@ -342,6 +354,7 @@ int main(int argc, char **argv)
         { "port", required_argument, NULL, 'p' },
         { "workers", required_argument, NULL, 'w' },
         { "model", required_argument, NULL, 'm' },
+        { "sched", required_argument, NULL, 's' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -349,7 +362,7 @@ int main(int argc, char **argv)
     int port = 0, workers = 1, threads = 0, opt;
 
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":p:w:m:hV", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":p:w:m:s:hV", longs, NULL)) != -1) {
         switch (opt) {
         case 'p': port = int_arg("--port", optarg, 0, 65535); break;
         case 'w':
@@ -363,6 +376,14 @@ int main(int argc, char **argv)
                         "threads\nTry 'bench-echo --help'.\n", optarg);
                 return 2;
             }
+            break;
+        case 's':
+            if (strcmp(optarg, "batch") && strcmp(optarg, "normal")) {
+                fprintf(stderr, "bench-echo: --sched: '%s' is not batch or "
+                        "normal\nTry 'bench-echo --help'.\n", optarg);
+                return 2;
+            }
+            sched_batch = strcmp(optarg, "batch") == 0;
             break;
         case 'h':
             printf(usage_text, ECHO_MAX_WORKERS);
