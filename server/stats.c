@@ -146,6 +146,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "batch %d\n"
         "lock_fair %d\n"
         "lock_order %s\n"
+        "sched %s\n"
         "max_clients %ld\n"
         "max_output %zu\n"
         "timeout %ld\n"
@@ -167,6 +168,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         srv.opt.io_events ? srv.opt.workers : 0, srv.opt.batch,
         srv.opt.lock_order != STORE_LOCK_UNFAIR,
         store_lock_order_name((enum store_lock_order)srv.opt.lock_order),
+        !srv.opt.io_events && srv.opt.sched_batch ? "batch" : "normal",
         srv.opt.max_clients,
         srv.opt.max_output, srv.opt.idle_timeout_s, srv.opt.write_timeout_s,
         atomic_load(&srv.clients_output_limited),

@@ -484,6 +484,13 @@ case_sched() {
         send_line "$CONN" "COUNT"
         read_line "$CONN" 5
         expect_eq "--sched $sched: the session answers" "$LINE" 0
+        send_line "$CONN" "STATS"
+        local stat=""
+        while read_line "$CONN" 5 && [[ $LINE != END ]]; do
+            [[ $LINE == "sched "* ]] && stat=${LINE#sched }
+        done
+        expect_eq "--sched $sched: STATS says sched" "$stat" \
+            "$([[ $sched == normal ]] && echo normal || echo batch)"
         pol=$(session_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
         if [[ $sched != normal ]]; then
             expect_match "--sched $sched: one thread (the session's) is SCHED_BATCH, the rest the default ($pol)" \
