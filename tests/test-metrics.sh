@@ -189,6 +189,9 @@ case_metrics_port() {
         quantiles_in_order "$b" ssn_lock_hold_seconds ""
     check "FIND's ssn_request_duration_seconds in order, max last" \
         quantiles_in_order "$b" ssn_request_duration_seconds 'command="find"'
+    expect_match "ssn_info names the build and the settings as labels" \
+        "$(body "$b" | grep '^ssn_info{')" \
+        '^ssn_info\{version="[^"]+",mode="buffered",io="events",lock_order="bounded",sched="normal"\} 1$'
     expect_match "FIND's latency counted" \
         "$(sample "$b" 'ssn_request_duration_seconds_count{command="find"}')" \
         '^[1-9][0-9]*$'
@@ -224,6 +227,9 @@ case_metrics_coarse_held() {
         test "$ms" -lt 1000
     expect_match "... with the lock's figures" \
         "$(sample "$TEST_TMP/held" ssn_lock_acquisitions_total)" '^[1-9][0-9]*$'
+    expect_match "... and ssn_info's labels: coarse, its I/O model's sched" \
+        "$(body "$TEST_TMP/held" | grep '^ssn_info{')" \
+        'mode="coarse",(io="threads",lock_order="bounded",sched="batch"|io="events",lock_order="bounded",sched="normal")\} 1$'
     close_conn "$CONN"
     stop_server "$SRV_PID"
 }

@@ -143,11 +143,13 @@ static int server_lines(struct evbuffer *b)
     char info[256];
 
     snprintf(info, sizeof(info), "ssn_info{version=\"%s\",mode=\"%s\","
-             "io=\"%s\",lock_order=\"%s\"} 1\n", SSN_VERSION,
+             "io=\"%s\",lock_order=\"%s\",sched=\"%s\"} 1\n", SSN_VERSION,
              srv.store.policy->name, srv.opt.io_events ? "events" : "threads",
-             store_lock_order_name((enum store_lock_order)srv.opt.lock_order));
+             store_lock_order_name((enum store_lock_order)srv.opt.lock_order),
+             !srv.opt.io_events && srv.opt.sched_batch ? "batch" : "normal");
     return family(b, "ssn_info", "gauge", "The server's version, lock mode, "
-                  "I/O model and lock order, as labels.") ||
+                  "I/O model, lock order and session threads' scheduling "
+                  "policy, as labels.") ||
         evbuffer_add(b, info, strlen(info)) ||
         gauge(b, "ssn_uptime_seconds", "Seconds since start-up.",
               (double)server_uptime()) ||
