@@ -324,8 +324,8 @@ static atomic_ulong sessions_traced;
  * for the running thread's time slice instead of preempting it at once.
  * With 50 threads on 2 CPUs that preemption often caught a thread inside
  * the store lock, and every other session then queued behind a holder
- * that was not running: the lock's mean hold over 16 inserts was 38 us
- * with the kernel's default policy and 26 us with this one
+ * that was not running: the lock's mean hold over 16 inserts was 31 to
+ * 35 us with the kernel's default policy and 24 to 26 us with this one
  * (docs/PERFORMANCE.md). Unprivileged; if refused, say so once and serve
  * on. Each thread sets its own: the listener, the journal's threads and
  * the log writer keep the default. */
