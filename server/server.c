@@ -1,6 +1,7 @@
 /* server.c -- the one struct server (server.h) and what reads it whole
- * (the uptime, the password check AUTH and /metrics share). Kept out of
- * main.c so the unit tests can link every server object but main(). */
+ * (the uptime, the scheduling policy's name, the password check AUTH and
+ * /metrics share). Kept out of main.c so the unit tests can link every
+ * server object but main(). */
 #include <openssl/crypto.h>
 #include "server.h"
 
@@ -12,6 +13,11 @@ long server_uptime(void)
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long)(now.tv_sec - srv.started.tv_sec);
+}
+
+const char *server_sched_name(void)
+{
+    return !srv.opt.io_events && srv.opt.sched_batch ? "batch" : "normal";
 }
 
 int server_password_ok(struct digest *d, const void *secret, size_t len)

@@ -153,6 +153,10 @@ extern _Thread_local int srv_on_event_loop;
 /* Seconds since start-up. */
 long server_uptime(void);
 
+/* How the session threads are scheduled, as STATS and /metrics say it:
+ * "batch" (--io threads with --sched batch) or "normal". */
+const char *server_sched_name(void);
+
 /* 1 when the len bytes at secret are the --password-file password: AUTH's
  * check and /metrics'. Compares SHA-256 digests with CRYPTO_memcmp, so its
  * time does not depend on the guess; d is the caller's digest context.

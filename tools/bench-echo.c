@@ -247,11 +247,11 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static int sched_batch = 1;          /* -s batch (the default) */
+
 /* -m threads: one connection's thread. Blocking reads; every request a
  * read returned is answered, and the answers go in one send, as the epoll
  * model does with a batch. */
-static int sched_batch = 1;          /* -s batch (the default) */
-
 static void *conn_thread(void *arg)
 {
     struct echo_conn *c = arg;

@@ -146,7 +146,7 @@ static int server_lines(struct evbuffer *b)
              "io=\"%s\",lock_order=\"%s\",sched=\"%s\"} 1\n", SSN_VERSION,
              srv.store.policy->name, srv.opt.io_events ? "events" : "threads",
              store_lock_order_name((enum store_lock_order)srv.opt.lock_order),
-             !srv.opt.io_events && srv.opt.sched_batch ? "batch" : "normal");
+             server_sched_name());
     return family(b, "ssn_info", "gauge", "The server's version, lock mode, "
                   "I/O model, lock order and session threads' scheduling "
                   "policy, as labels.") ||
