@@ -4,6 +4,7 @@
 # in common/version.h, an unknown option and a bad value exit 2 with a
 # message naming them; then `make install' into a staging directory, the
 # installed programs and pages work, and `make uninstall' leaves no file.
+# Also: bench-echo -m threads schedules its threads as ssnserver does.
 source "$(dirname "$0")/lib/common.sh"
 
 PROGS=(inputgen inclient kill_it ssn-cli bench-hash bench-log bench-wakeup bench-echo)
@@ -57,6 +58,26 @@ bad_value() {
 }
 bad_value "bench-echo --port 70000" --port 70000 "$BIN/bench-echo" --port 70000
 bad_value "bench-echo --sched fast" --sched fast "$BIN/bench-echo" --sched fast
+
+# bench-echo -m threads is the floor of ssnserver's thread model only if
+# its threads are scheduled as ssnserver's are: SCHED_BATCH by default.
+for s in batch normal; do
+    if srv_start "$TEST_TMP/echo.out" "$TEST_TMP/echo.err" 5 \
+                 "$BIN/bench-echo" -p 0 -m threads -s "$s"; then
+        exec {E}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+        printf 'COUNT\n' >&$E
+        IFS= read -r -t 5 -u $E LINE
+        pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+        want='^ [0-9]+ 0,$'
+        [[ $s == batch ]] && want='^ [0-9]+ 0, 1 3,$'
+        expect_match "bench-echo -m threads -s $s: the connection's thread policy ($pol)" \
+            "$pol" "$want"
+        exec {E}>&-
+        srv_stop "$SRV_PID"
+    else
+        not_ok "bench-echo -m threads -s $s starts ($SRV_LINE)"
+    fi
+done
 
 # README's HELP listing is the server's own.
 readme_help=$(sed -n '/^    HELP$/,/^    END$/{s/^    //;p}' README.md | tail -n +2)

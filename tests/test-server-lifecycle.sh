@@ -459,19 +459,8 @@ case_reset_then_stop() {
         bash -c '! grep -q "connection from" "$1"' _ "$SRV_ERR"
 }
 
-# --sched: a session thread's policy, field 41 of /proc/PID/task/TID/stat
-# (3 is SCHED_BATCH, 0 the kernel's default); no other thread changes.
-# session_policies PID: the policy of every thread of PID, one a line.
-session_policies() {
-    local f line
-    for f in /proc/"$1"/task/*/stat; do
-        line=$(<"$f") || continue
-        line=${line##*) }                   # fields from the third on
-        set -- $line
-        echo "${39}"
-    done
-}
-
+# --sched: a session thread's policy (thread_policies, lib/common.sh: 3 is
+# SCHED_BATCH, 0 the kernel's default); no other thread changes.
 case_sched() {
     local sched pol
     for sched in default batch normal; do
@@ -491,7 +480,7 @@ case_sched() {
         done
         expect_eq "--sched $sched: STATS says sched" "$stat" \
             "$([[ $sched == normal ]] && echo normal || echo batch)"
-        pol=$(session_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+        pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
         if [[ $sched != normal ]]; then
             expect_match "--sched $sched: one thread (the session's) is SCHED_BATCH, the rest the default ($pol)" \
                 "$pol" '^ [0-9]+ 0, 1 3,$'

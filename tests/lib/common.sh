@@ -164,6 +164,19 @@ stop_server() {
     [[ $SRV_HOW != killed ]] || STOP_RC=timeout
 }
 
+# thread_policies PID: the scheduling policy of every thread of PID, one a
+# line: field 41 of /proc/PID/task/TID/stat (3 is SCHED_BATCH, 0 the
+# kernel's default).
+thread_policies() {
+    local f line
+    for f in /proc/"$1"/task/*/stat; do
+        line=$(<"$f") || continue
+        line=${line##*) }                   # fields from the third on
+        set -- $line
+        echo "${39}"
+    done
+}
+
 # ---- talking TCP -------------------------------------------------------
 
 # converse PORT REQ_FILE OUT_FILE [TIMEOUT]: one connection that writes all
