@@ -86,9 +86,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         as SCHED_BATCH, so a thread woken by its client's\n"
 "                         bytes waits for the running one's time slice\n"
 "                         instead of preempting it, even inside the store\n"
-"                         lock) or normal (the kernel's default)\n"
+"                         lock) or normal (the kernel's default); refused\n"
+"                         with --io events\n"
 "      --workers N        worker threads for --io events (default: the\n"
-"                         number of CPUs less one, at least 1)\n"
+"                         number of CPUs less one, at least 1); refused\n"
+"                         with --io threads\n"
 "      --journal FILE     append every ADD and DELETE to FILE and replay it\n"
 "                         at start-up: a restart loses nothing that was\n"
 "                         acknowledged (not in nolock mode)\n"
@@ -328,12 +330,14 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
         if (strcmp(optarg, "batch") && strcmp(optarg, "normal"))
             bad_value("--sched", optarg, "is not a policy (batch or normal)");
         opt->sched_batch = strcmp(optarg, "batch") == 0;
+        opt->sched_given = 1;
         break;
     case OPT_BATCH:
         opt->batch = (int)number("--batch", optarg, 1, 1024);
         break;
     case OPT_WORKERS:
         opt->workers = (int)number("--workers", optarg, 1, 256);
+        opt->workers_given = 1;
         break;
     case OPT_JOURNAL: opt->journal = optarg; break;
     case OPT_FSYNC:
@@ -403,6 +407,16 @@ void options_parse(int argc, char **argv, struct options *opt,
         fprintf(stderr, "%s: --trace and --trace-file: give one (--trace "
                 "records from start-up, --trace-file from TRACE START)\n",
                 prog);
+        exit(2);
+    }
+    if (opt->sched_given && opt->io_events) {
+        fprintf(stderr, "%s: --sched works only with --io threads (event "
+                "workers keep the kernel's policy)\n", prog);
+        exit(2);
+    }
+    if (opt->workers_given && !opt->io_events) {
+        fprintf(stderr, "%s: --workers works only with --io events (--io "
+                "threads runs a thread per connection)\n", prog);
         exit(2);
     }
     if (opt->quiet && !opt->use_stdin) {

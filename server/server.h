@@ -58,6 +58,8 @@ struct options {
     int lock_order;             /* --lock-order: enum store_lock_order */
     int sched_batch;            /* --sched batch: session threads of --io
                                    threads run as SCHED_BATCH */
+    int sched_given, workers_given; /* so that the other model refuses
+                                       them rather than ignore them */
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */

@@ -492,6 +492,13 @@ case_sched() {
         stop_server "$SRV_PID"
     done
     bad_option "--sched fast" -p 0 --sched fast
+    # Each model refuses the other's option rather than ignore it.
+    bad_option "--sched with --io events" -p 0 --io events --sched normal
+    expect_match "--sched with --io events: says why" "$(<"$TEST_TMP/bad.err")" \
+        '^ssnserver-fine: --sched works only with --io threads'
+    bad_option "--workers with --io threads" -p 0 --workers 2
+    expect_match "--workers with --io threads: says why" "$(<"$TEST_TMP/bad.err")" \
+        '^ssnserver-fine: --workers works only with --io events'
 }
 
 CASES=(case_help_version case_bad_options case_ports case_signals
