@@ -234,7 +234,8 @@ static uint64_t oldest_waiter(const struct store *st)
 /* Whether a thread may take the lock, found free, ahead of the waiters:
  * only while the holds since the oldest waiter queued, by every thread
  * and the one in progress then included, add up to less than
- * st->pass_budget_ns (note_released sums them). Once they reach it the
+ * st->pass_budget_ns (note_released sums them; not the holds that end
+ * while that waiter is woken and has not run yet). Once they reach it the
  * lock waits for that waiter, however long it takes to run; the next
  * oldest then starts a budget of its own. So the oldest waiter waits
  * for at most the budget of others' holding plus one hold, and each one
@@ -261,7 +262,18 @@ static int may_pass(const struct store *st)
 
 /* A hold of held_ns has just ended: it counts against the oldest waiter's
  * budget, which starts afresh when the oldest waiter changes. Every order
- * keeps the sum; only the bounded one reads it. handoff held. */
+ * keeps the sum; only the bounded one reads it. handoff held.
+ *
+ * A hold that ends while the oldest waiter has been woken and has not run
+ * yet (st->woken) does not count: that waiter could not have taken the
+ * lock then. Counting it left the lock idle once the budget was spent,
+ * until the scheduler ran the woken thread, which with SCHED_BATCH session
+ * threads (no wake-up preemption) took milliseconds while every other
+ * thread queued behind it: a convoy. Not counting it, insert P16 with a
+ * thread per connection ran 336,003-372,954 req/s against
+ * 272,208-281,584, its lock wait p90 12 us against 7 ms (docs/
+ * PERFORMANCE.md). A waiter that runs and finds the lock held goes back to
+ * the head of the queue (wait_queued), and the hold it lost to counts. */
 static void note_released(struct store *st, uint64_t held_ns)
 {
     uint64_t oldest = oldest_waiter(st);
@@ -270,7 +282,8 @@ static void note_released(struct store *st, uint64_t held_ns)
         st->pass_for = oldest;
         st->passed_ns = 0;
     }
-    st->passed_ns += held_ns;
+    if (!st->woken)
+        st->passed_ns += held_ns;
 }
 
 /* Whether a thread that asks now must queue; handoff held. */
