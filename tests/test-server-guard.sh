@@ -112,7 +112,9 @@ case_budget() {
 
 case_guesses() {
     local io=$1 fd t0 ms lines ok_fd
-    start_server buffered --io "$io" --workers 1 --password-file "$PWFILE" ||
+    local w=()
+    [[ $io == events ]] && w=(--workers 1)
+    start_server buffered --io "$io" "${w[@]}" --password-file "$PWFILE" ||
         return
     authed "$SRV_PORT" || { not_ok "guesses $io: AUTH with the password"; return; }
     ok_fd=$CONN
