@@ -102,6 +102,16 @@ static void freeze(int sig)
         nanosleep(&ms, NULL);
 }
 
+/* Freezes thread t in freeze, once it is running or wakes up. */
+static void freeze_thread(pthread_t t)
+{
+    atomic_store(&frozen, 0);
+    atomic_store(&thaw, 0);
+    pthread_kill(t, SIGUSR2);
+    while (!atomic_load(&frozen))
+        sched_yield();
+}
+
 /* ---- the FIFO lock's order --------------------------------------------- */
 
 static atomic_int turn;                 /* the order acquisitions happened */
@@ -131,8 +141,6 @@ START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
     atomic_int hold = 1;
 
     store_set_lock_order(&st, STORE_LOCK_FIFO);
-    atomic_store(&frozen, 0);
-    atomic_store(&thaw, 0);
     ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
     t[0].hold = &hold;                  /* the first keeps it until told */
     atomic_store(&turn, 0);
@@ -143,9 +151,7 @@ START_TEST(test_store_lock_fifo_hands_over_in_arrival_order)
     }
     /* The first taker cannot run until thawed: what held says after the
      * unlock is the unlock's doing alone. */
-    pthread_kill(t[0].tid, SIGUSR2);
-    while (!atomic_load(&frozen))
-        sched_yield();
+    freeze_thread(t[0].tid);
     store_unlock(&st);
     /* Handed over, not freed: held, with the two others still queued. */
     ck_assert_int_eq(st.held, 1);
@@ -225,16 +231,12 @@ START_TEST(test_store_lock_bounded_budget)
     passer.hold_ns = (_i ? 5 : 30) * TIME_NS_PER_MS;
     passer.max = _i ? PASS_MAX : 4;
     atomic_store(&turn, 0);
-    atomic_store(&frozen, 0);
-    atomic_store(&thaw, 0);
     ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
     ck_assert_int_eq(pthread_create(&p, NULL, pass_while_allowed, NULL), 0);
     ck_assert_int_eq(store_lock(&st), 0);
     ck_assert_int_eq(pthread_create(&w.tid, NULL, take_once, &w), 0);
     wait_queued(1);
-    pthread_kill(w.tid, SIGUSR2);
-    while (!atomic_load(&frozen))
-        sched_yield();
+    freeze_thread(w.tid);
     if (_i)
         time_sleep_ns(5 * TIME_NS_PER_MS);
     store_unlock(&st);                  /* W is woken, and frozen */
@@ -286,15 +288,11 @@ START_TEST(test_store_lock_bounded_requeued_waiter_first)
 
     st.pass_budget_ns = 100 * TIME_NS_PER_MS;
     atomic_store(&turn, 0);
-    atomic_store(&frozen, 0);
-    atomic_store(&thaw, 0);
     ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
     ck_assert_int_eq(store_lock(&st), 0);
     ck_assert_int_eq(pthread_create(&w.tid, NULL, take_once, &w), 0);
     wait_queued(1);
-    pthread_kill(w.tid, SIGUSR2);
-    while (!atomic_load(&frozen))
-        sched_yield();
+    freeze_thread(w.tid);
     store_unlock(&st);                  /* W is woken, and frozen */
     pthread_mutex_lock(&st.handoff);    /* the holder's hold: P may pass */
     ck_assert_uint_lt(st.passed_ns, st.pass_budget_ns);
@@ -308,11 +306,7 @@ START_TEST(test_store_lock_bounded_requeued_waiter_first)
     atomic_store(&thaw, 1);             /* W runs, finds it held, queues */
     wait_queued(1);
     ck_assert_uint_eq(st.woken, 0);
-    atomic_store(&frozen, 0);           /* and is frozen where it sleeps */
-    atomic_store(&thaw, 0);
-    pthread_kill(w.tid, SIGUSR2);
-    while (!atomic_load(&frozen))
-        sched_yield();
+    freeze_thread(w.tid);               /* and is frozen where it sleeps */
     atomic_store(&hold, 0);             /* P lets go: its hold counts */
     pthread_join(pt.tid, NULL);
     ck_assert_uint_ne(st.woken, 0);
