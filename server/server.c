@@ -15,9 +15,14 @@ long server_uptime(void)
     return (long)(now.tv_sec - srv.started.tv_sec);
 }
 
+/* What the session threads run as: "normal" once the kernel refused
+ * SCHED_BATCH to one of them (threads.c, session_sched), so that STATS and
+ * /metrics never claim a policy the threads do not have. */
 const char *server_sched_name(void)
 {
-    return !srv.opt.io_events && srv.opt.sched_batch ? "batch" : "normal";
+    return !srv.opt.io_events && srv.opt.sched_batch &&
+           !atomic_load_explicit(&srv.sched_refused, memory_order_relaxed)
+           ? "batch" : "normal";
 }
 
 int server_password_ok(struct digest *d, const void *secret, size_t len)

@@ -137,6 +137,7 @@ struct server {
     char password_hex[DIGEST_HEX_LEN + 1];
 
     atomic_int stopping;        /* shutting down: sessions end quietly */
+    atomic_int sched_refused;   /* --sched batch: the kernel said no */
 
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */

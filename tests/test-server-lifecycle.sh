@@ -501,9 +501,42 @@ case_sched() {
         '^ssnserver-fine: --workers works only with --io events'
 }
 
+# --sched batch refused (as a container's system-call filter may refuse
+# it; refuse-sched-batch.so, tests/refuse_sched_batch.c, plays that part):
+# every session is served, the log says so once, and STATS says "normal",
+# what the threads run as, not "batch".
+case_sched_refused() {
+    local so=${BUILD:-build}/tests/refuse-sched-batch.so i stat pol
+    if [[ "$BIN" != bin || ! -f "$so" ]]; then
+        ok "# SKIP SCHED_BATCH refused: plain build only (BIN=$BIN)"
+        return
+    fi
+    LD_PRELOAD=$PWD/$so start_server buffered --io threads || return
+    for i in 1 2; do
+        open_conn "$SRV_PORT"
+        send_line "$CONN" "COUNT"
+        read_line "$CONN" 5
+        expect_eq "SCHED_BATCH refused: session $i answers" "$LINE" 0
+        [[ $i == 2 ]] || close_conn "$CONN"
+    done
+    send_line "$CONN" "STATS"
+    stat=""
+    while read_line "$CONN" 5 && [[ $LINE != END ]]; do
+        [[ $LINE == "sched "* ]] && stat=${LINE#sched }
+    done
+    expect_eq "SCHED_BATCH refused: STATS says sched normal" "$stat" normal
+    pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+    expect_match "SCHED_BATCH refused: no thread runs as it ($pol)" "$pol" \
+        '^ [0-9]+ 0,$'
+    close_conn "$CONN"
+    stop_server "$SRV_PID"              # the log written out
+    expect_eq "SCHED_BATCH refused: the log says so once" \
+        "$(grep -c 'SCHED_BATCH refused (Operation not permitted); session threads keep the default policy' "$SRV_ERR")" 1
+}
+
 CASES=(case_help_version case_bad_options case_ports case_signals
        case_signal_at_ready case_file_size_limit case_log_file case_sigpipe
-       case_stdin case_reset_then_stop case_sched
+       case_stdin case_reset_then_stop case_sched case_sched_refused
        case_one_at_a_time case_fine_concurrent)
 (($# == 0)) || CASES=("$@")
 for c in "${CASES[@]}"; do

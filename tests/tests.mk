@@ -56,3 +56,14 @@ $(COUNT_EPOLL_CTL): tests/count_epoll_ctl.c
 	    -o $@ $< -ldl
 
 PROGRAMS += $(COUNT_EPOLL_CTL)
+
+# refuse-sched-batch.so: an LD_PRELOAD helper of test-server-lifecycle.sh
+# under which SCHED_BATCH is refused. Built like count-epoll-ctl.so.
+REFUSE_SCHED_BATCH := $(BUILD)/tests/refuse-sched-batch.so
+
+$(REFUSE_SCHED_BATCH): tests/refuse_sched_batch.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -O2 -fPIC -shared \
+	    -o $@ $< -ldl
+
+PROGRAMS += $(REFUSE_SCHED_BATCH)

@@ -331,11 +331,10 @@ static atomic_ulong sessions_traced;
  * the log writer keep the default. */
 static void session_sched(void)
 {
-    static atomic_int warned;
     struct sched_param sp = { .sched_priority = 0 };
     int rc = pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
 
-    if (rc && !atomic_exchange(&warned, 1))
+    if (rc && !atomic_exchange(&srv.sched_refused, 1))
         log_msg(LOG_LEVEL_WARN, "--sched batch: SCHED_BATCH refused (%s); "
                 "session threads keep the default policy", strerror(rc));
 }
