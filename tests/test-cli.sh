@@ -67,7 +67,7 @@ for s in batch normal; do
         exec {E}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
         printf 'COUNT\n' >&$E
         IFS= read -r -t 5 -u $E LINE
-        pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+        pol=$(policy_counts "$SRV_PID")
         want='^ [0-9]+ 0,$'
         [[ $s == batch ]] && want='^ [0-9]+ 0, 1 3,$'
         expect_match "bench-echo -m threads -s $s: the connection's thread policy ($pol)" \

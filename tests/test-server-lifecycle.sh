@@ -459,7 +459,7 @@ case_reset_then_stop() {
         bash -c '! grep -q "connection from" "$1"' _ "$SRV_ERR"
 }
 
-# --sched: a session thread's policy (thread_policies, lib/common.sh: 3 is
+# --sched: a session thread's policy (policy_counts, lib/common.sh: 3 is
 # SCHED_BATCH, 0 the kernel's default); no other thread changes.
 case_sched() {
     local sched pol
@@ -480,7 +480,7 @@ case_sched() {
         done
         expect_eq "--sched $sched: STATS says sched" "$stat" \
             "$([[ $sched == normal ]] && echo normal || echo batch)"
-        pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+        pol=$(policy_counts "$SRV_PID")
         if [[ $sched != normal ]]; then
             expect_match "--sched $sched: one thread (the session's) is SCHED_BATCH, the rest the default ($pol)" \
                 "$pol" '^ [0-9]+ 0, 1 3,$'
@@ -525,7 +525,7 @@ case_sched_refused() {
         [[ $LINE == "sched "* ]] && stat=${LINE#sched }
     done
     expect_eq "SCHED_BATCH refused: STATS says sched normal" "$stat" normal
-    pol=$(thread_policies "$SRV_PID" | sort | uniq -c | tr -s ' ' | tr '\n' ,)
+    pol=$(policy_counts "$SRV_PID")
     expect_match "SCHED_BATCH refused: no thread runs as it ($pol)" "$pol" \
         '^ [0-9]+ 0,$'
     close_conn "$CONN"

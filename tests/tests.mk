@@ -50,10 +50,12 @@ PROGRAMS += $(STRESS_CLIENT)
 # into the plain build only).
 COUNT_EPOLL_CTL := $(BUILD)/tests/count-epoll-ctl.so
 
+PRELOAD_LINK = $(CC) -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -O2 -fPIC \
+	       -shared -o $@ $< -ldl
+
 $(COUNT_EPOLL_CTL): tests/count_epoll_ctl.c
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -O2 -fPIC -shared \
-	    -o $@ $< -ldl
+	$(PRELOAD_LINK)
 
 PROGRAMS += $(COUNT_EPOLL_CTL)
 
@@ -63,7 +65,6 @@ REFUSE_SCHED_BATCH := $(BUILD)/tests/refuse-sched-batch.so
 
 $(REFUSE_SCHED_BATCH): tests/refuse_sched_batch.c
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -O2 -fPIC -shared \
-	    -o $@ $< -ldl
+	$(PRELOAD_LINK)
 
 PROGRAMS += $(REFUSE_SCHED_BATCH)

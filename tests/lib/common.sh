@@ -177,6 +177,12 @@ thread_policies() {
     done
 }
 
+# policy_counts PID: thread_policies counted, on one line: " 2 0, 1 3,"
+# for two threads of the default policy and one SCHED_BATCH.
+policy_counts() {
+    thread_policies "$1" | sort | uniq -c | tr -s ' ' | tr '\n' ,
+}
+
 # ---- talking TCP -------------------------------------------------------
 
 # converse PORT REQ_FILE OUT_FILE [TIMEOUT]: one connection that writes all
