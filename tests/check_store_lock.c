@@ -127,7 +127,7 @@ static void *take_once(void *arg)
     struct taker *t = arg;
 
     store_lock(&st);
-    t->got = atomic_fetch_add(&turn, 1);
+    __atomic_store_n(&t->got, atomic_fetch_add(&turn, 1), __ATOMIC_RELEASE);
     while (t->hold && atomic_load(t->hold))
         sched_yield();
     store_unlock(&st);
@@ -299,7 +299,8 @@ START_TEST(test_store_lock_bounded_requeued_waiter_first)
     pthread_mutex_unlock(&st.handoff);
     pt.hold = &hold;                    /* P passes, and keeps it */
     ck_assert_int_eq(pthread_create(&pt.tid, NULL, take_once, &pt), 0);
-    while (atomic_load(&turn) < 1)
+    /* take_once counts its turn before it stores it: wait for the store. */
+    while (__atomic_load_n(&pt.got, __ATOMIC_ACQUIRE) < 0)
         sched_yield();
     ck_assert_int_eq(pt.got, 0);
     time_sleep_ns(150 * TIME_NS_PER_MS);
