@@ -18,14 +18,14 @@
 #include "../server/store.h"
 #include "journaltest.h"
 
-/* Space is reserved ahead as zeros written past the last record (the file
- * grows while open); a clean close cuts them off; the image a crash would
+/* Space is reserved ahead past the last record, reading as zeros (the
+ * file grows while open, by up to a chunk); a clean close cuts it off; the image a crash would
  * leave (records, then zeros) replays whole, and the zeros are cut. Both
  * wake-ups, in every policy. */
 START_TEST(test_journal_reserved_zeros)
 {
     const struct lock_policy *p = &lock_policies[LOCK_MODE_BUFFERED];
-    static unsigned char img[1 << 20];
+    static unsigned char img[2 << 20];  /* the header, records, a chunk */
     struct store st;
     char err[512];
 
@@ -42,9 +42,12 @@ START_TEST(test_journal_reserved_zeros)
         ck_assert_int_eq(f.wake, _i);
         size_t end = JREC_HEADER_LEN + f.bytes;
         size_t len = read_file(img, sizeof(img));
-        ck_assert_uint_gt(len, end + 4096);     /* zeros reserved ahead */
-        for (size_t k = end; k < len; k++)
-            ck_assert_int_eq(img[k], 0);
+        ck_assert_uint_gt(len, end + 4096);     /* reserved ahead */
+        ck_assert_uint_lt(len, sizeof(img));    /* all of it read */
+        size_t k = end;
+        while (k < len && img[k] == 0)
+            k++;
+        ck_assert_uint_eq(k, len);              /* zeros to the end */
         journal_close(j);
         /* cut at close, after the MARK that claims the records durable */
         ck_assert_int_eq(file_size(), (off_t)(end + JREC_MARK_LEN));

@@ -7,12 +7,14 @@
  * buffer. A round swaps buffers under j->lock, then writes and syncs with
  * no lock held, then publishes what is now durable and wakes the waiters;
  * a session in journal_wait leads it, or the flusher thread, which also
- * reserves space and runs everysec's sync. Space is reserved ahead by writing zeros past
- * the last record, a chunk at a time: a record is accepted only into space
- * the file system has already given, so a full disk refuses a mutation
- * before it is applied rather than after it was acknowledged.
+ * runs everysec's sync and reserves space, after a round, with none under
+ * way. Space is reserved ahead past the last record, a chunk at a time: a
+ * record is accepted only into space the file system has already given,
+ * so a full disk refuses a mutation before it is applied rather than
+ * after it was acknowledged.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,23 +77,61 @@ int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off)
     return 0;
 }
 
-/* Zeros written ahead, then synced once: the blocks are allocated and the
- * file's size already covers them, so a record written there later is an
- * overwrite and its fdatasync commits the data alone. Space reserved with
- * fallocate(FALLOC_FL_KEEP_SIZE) instead, past the size, made every sync
- * also commit the new size: 205 against 139 us per small write+sync on
- * this disk (tools/fsync-rate, docs/DURABILITY.md). Replay reads zeros
- * after the last record as unused space (jrec_scan's zero_tail). The sync
- * is fdatasync itself, not journal_sync_fn: a test's failing syncs are
- * for records. 0, or the errno (ENOSPC: the disk is full). */
-int journal_reserve_chunk(int fd, uint64_t from)
+/* n bytes of space from offset from, allocated and inside the file's
+ * size: zeros written (written), or fallocate (allocated: the file system
+ * marks the blocks unwritten, and the first sync after a record lands in
+ * one converts it), or zeros where the file system has no fallocate. 0 or
+ * the errno. */
+static int reserve_range(int fd, uint64_t from, uint64_t n, int written)
 {
-    static const unsigned char zeros[JOURNAL_CHUNK];
-    int rc = journal_pwrite_all(fd, zeros, sizeof(zeros), (off_t)from);
+    static const unsigned char zeros[JOURNAL_CHUNK_MIN];
 
-    if (rc == 0 && fdatasync(fd))
-        rc = errno;
-    return rc;
+    if (!written && fallocate(fd, 0, (off_t)from, (off_t)n) == 0)
+        return 0;
+    if (!written && errno != EOPNOTSUPP && errno != ENOSYS)
+        return errno;
+    for (uint64_t done = 0; done < n; done += sizeof(zeros)) {
+        int rc = journal_pwrite_all(fd, zeros, sizeof(zeros),
+                                    (off_t)(from + done));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* Space reserved ahead of the records, then synced once: the blocks are
+ * allocated and the file's size already covers them, so a record written
+ * there later is an overwrite and its fdatasync commits the data alone.
+ * Space reserved with fallocate(FALLOC_FL_KEEP_SIZE) instead, past the
+ * size, made every sync also commit the new size: 205 against 139 us per
+ * small write+sync on this disk (tools/fsync-rate, docs/DURABILITY.md).
+ * Replay reads zeros after the last record as unused space (jrec_scan's
+ * zero_tail), and space allocated by fallocate reads as zeros.
+ * JOURNAL_CHUNK at a time, far enough ahead that appenders, which wait
+ * for space under the store lock, do not catch up with it; on a disk with
+ * less room (or under a file-size limit) halved down to JOURNAL_CHUNK_MIN,
+ * each failed attempt cut off again (nothing past from is in use: records
+ * are accepted only below it). The sync is fdatasync itself, not
+ * journal_sync_fn: a test's failing syncs are for records. 0 with *len
+ * reserved, or the errno (ENOSPC: the disk is full). */
+int journal_reserve_chunk(int fd, uint64_t from, int written, uint64_t *len)
+{
+    for (uint64_t n = JOURNAL_CHUNK; ; n /= 2) {
+        int rc = reserve_range(fd, from, n, written);
+
+        if (rc == 0 && fdatasync(fd))
+            rc = errno;
+        if (rc == 0) {
+            *len = n;
+            return 0;
+        }
+        /* What the attempt took goes back: the disk's last room is
+         * for the next, smaller one, or for a compaction's new file. */
+        if (ftruncate(fd, (off_t)from) != 0 && (rc == ENOSPC || rc == EFBIG))
+            rc = errno;
+        if ((rc != ENOSPC && rc != EFBIG) || n <= JOURNAL_CHUNK_MIN)
+            return rc;
+    }
 }
 
 int (*journal_sync_fn)(int fd) = fdatasync;
@@ -188,14 +228,12 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
         jrec_reframe(f->b->data, jrec_back(f->off, j->synced_end));
     f->do_reserve = j->want_reserve || (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end);
-    f->res_from = j->reserved_end;
     f->want_sync = !j->broken && (f->n || j->synced_seq < j->written_seq) &&
         (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping ||
          (j->fsync == JOURNAL_FSYNC_EVERYSEC &&
           time_now_ns() - last_sync >= JOURNAL_SYNC_NS));
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
-    j->want_reserve = 0;
     if (j->compact_state == JCOMPACT_READY) {
         f->sw = 1;              /* the buffer's records go to the new file */
         journal_switch_take_locked(j, &f->swc);
@@ -204,7 +242,7 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
     }
 }
 
-/* The write, sync and reservation of a round; no lock held. */
+/* The write and sync of a round; no lock held. */
 void journal_round_io(struct journal *j, struct flush_round *f,
                       uint64_t *last_sync)
 {
@@ -223,8 +261,6 @@ void journal_round_io(struct journal *j, struct flush_round *f,
         f->serr = sync_fd(j, &f->took);
         *last_sync = time_now_ns();
     }
-    if (f->do_reserve)
-        f->rerr = journal_reserve_chunk(j->fd, f->res_from);
     f->io_to = time_now_ns();
 }
 
@@ -266,25 +302,39 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
         j->fsyncs++;
         hist_record(&j->fsync_ns, f->took);
     }
-    if (f->do_reserve) {
-        j->reserve_tries++;
-        if (f->rerr) {
-            j->reserve_error = f->rerr;
-        } else {
-            j->reserved_end = f->res_from + JOURNAL_CHUNK;
-            j->reserve_error = 0;
-            /* Its sync made what the rounds wrote before it durable too
-             * (not after a failed sync: then a later one proves nothing). */
-            if (!j->broken)
-                j->synced_end = j->written_end;
-        }
-    }
 published:
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     journal_wake_locked(j);
     journal_notify_waiters_locked(j);
     journal_replies_due_locked(j, &f->replies);
+}
+
+/* One more chunk of space, reserved after a round, with none under way
+ * (sessions may lead one meanwhile: the chunk lies past every record
+ * accepted, which no round writes), so that its sync holds no reply.
+ * That sync makes durable too what was written before it began, which
+ * the records appended next may claim. j->lock held, let go while
+ * reserving. */
+static void reserve_ahead_locked(struct journal *j)
+{
+    uint64_t from = j->reserved_end, written = j->written_end, len = 0;
+
+    j->want_reserve = 0;
+    pthread_mutex_unlock(&j->lock);
+    int rc = journal_reserve_chunk(j->fd, from, RESERVE_WRITTEN(j), &len);
+    pthread_mutex_lock(&j->lock);
+    j->reserve_tries++;
+    if (rc) {
+        j->reserve_error = rc;
+    } else {
+        j->reserved_end = from + len;
+        j->reserve_error = 0;
+        /* Not after a failed sync: then a later one proves nothing. */
+        if (!j->broken && written > j->synced_end)
+            j->synced_end = written;
+    }
+    pthread_cond_broadcast(&j->progress);   /* appenders waiting for space */
 }
 
 void *journal_flusher_main(void *arg)
@@ -320,6 +370,8 @@ void *journal_flusher_main(void *arg)
         journal_replies_deliver_locked(j, f.replies);
         if (f.stop)
             break;
+        if (f.do_reserve)
+            reserve_ahead_locked(j);
     }
     log_broken_locked(j);               /* a failure of the last round */
     pthread_mutex_unlock(&j->lock);

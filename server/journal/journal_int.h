@@ -20,7 +20,9 @@
 #include "timeutil.h"
 
 #define JOURNAL_BUF     (256 * 1024)    /* each of the two buffers */
-#define JOURNAL_CHUNK   (64 * 1024)     /* space reserved at a time */
+#define JOURNAL_CHUNK   (1024 * 1024)   /* space reserved at a time */
+#define JOURNAL_CHUNK_MIN (64 * 1024)   /* ... when the disk has no more:
+                                           halved down to this */
 #define JOURNAL_SYNC_NS (1000 * TIME_NS_PER_MS) /* everysec's period */
 #define JOURNAL_COMPACT_MIN (64ULL << 20) /* the automatic compaction's
                                            default least size */
@@ -171,10 +173,15 @@ int journal_owner_lock(int fd);
  * Returns 0, or the errno (EIO for a write of nothing). */
 int journal_pwrite_all(int fd, const unsigned char *p, size_t n, off_t off);
 
-/* Reserves JOURNAL_CHUNK bytes from offset from: writes zeros there and
- * syncs them (the file grows; journal_close cuts it back). Returns 0, or
- * the errno (ENOSPC when the disk is full). */
-int journal_reserve_chunk(int fd, uint64_t from);
+/* Reserves up to JOURNAL_CHUNK bytes from offset from, *len of them:
+ * zeros written when written, else allocated, then synced (the file
+ * grows; journal_close cuts it back). Returns 0, or the errno (ENOSPC
+ * when the disk is full). */
+int journal_reserve_chunk(int fd, uint64_t from, int written,
+                          uint64_t *len);
+/* Whether j's space is reserved written (zeros) or only allocated: a sync
+ * per round (always) pays for each unwritten extent converted. */
+#define RESERVE_WRITTEN(j) ((j)->fsync == JOURNAL_FSYNC_ALWAYS)
 
 /* Publishes a round's progress: broadcasts j->progress and signals each
  * sleeper (JOURNAL_WAKE_SIGNAL) whose record is now durable (every one
@@ -197,6 +204,7 @@ struct jswitch {
     const char *what;           /* that step */
     int renamed;                /* the new file has the journal's name */
     int rerr;                   /* errno of reserving space in it */
+    uint64_t rlen;              /* how much it reserved */
 };
 void journal_switch_take_locked(struct journal *j, struct jswitch *sw);
 void journal_switch_io(struct journal *j, struct jswitch *sw);
@@ -209,10 +217,10 @@ struct flush_round {
     struct jbuf *b;             /* the buffer swapped out */
     uint64_t hi, off;           /* its last record, its file offset */
     size_t n;                   /* its length */
-    int do_reserve;             /* reserve one more chunk */
-    uint64_t res_from;          /* from there */
+    int do_reserve;             /* space is due: the flusher reserves it
+                                   once the round has ended */
     int want_sync, stop, broken;
-    int werr, serr, rerr;       /* errnos of the write, sync, reservation */
+    int werr, serr;             /* errnos of the write and the sync */
     uint64_t took;              /* the sync's duration, ns */
     uint64_t io_from, io_to;    /* when its write and sync began and
                                    ended (metrics.h, trace.h) */

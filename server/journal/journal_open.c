@@ -124,11 +124,12 @@ static int open_image(struct journal *j, const char *path,
  * only), so the records appended next claim all of them. */
 static void reserve_first(struct journal *j, const char *path, long long end)
 {
-    int rc;
+    uint64_t len = 0;
 
     j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
     j->synced_end = JREC_HEADER_LEN;
-    rc = journal_reserve_chunk(j->fd, j->reserved_end);
+    int rc = journal_reserve_chunk(j->fd, j->reserved_end,
+                                   RESERVE_WRITTEN(j), &len);
     if (rc) {
         j->reserve_error = rc;
         JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: cannot reserve space: "
@@ -137,7 +138,7 @@ static void reserve_first(struct journal *j, const char *path, long long end)
         if (fdatasync(j->fd) == 0)
             j->synced_end = (uint64_t)end;
     } else {
-        j->reserved_end += JOURNAL_CHUNK;
+        j->reserved_end += len;
         j->synced_end = (uint64_t)end;
     }
 }

@@ -107,7 +107,8 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
         sw->what = "journal directory sync failed";
     }
     close(dfd);
-    sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len);
+    sw->rerr = journal_reserve_chunk(j->fd, sw->off + sw->rem.len,
+                                     RESERVE_WRITTEN(j), &sw->rlen);
 }
 
 void journal_switch_publish_locked(struct journal *j, struct jswitch *sw)
@@ -130,7 +131,7 @@ void journal_switch_publish_locked(struct journal *j, struct jswitch *sw)
         j->reserved_end = end;
         j->reserve_error = sw->rerr;
     } else {
-        j->reserved_end = end + JOURNAL_CHUNK;
+        j->reserved_end = end + sw->rlen;
         j->reserve_error = 0;
     }
     if (sw->err)                        /* renamed, the name not durable */

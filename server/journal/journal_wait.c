@@ -131,13 +131,9 @@ static void lead_round_locked(struct journal *j)
 {
     struct flush_round f;
     uint64_t now = time_now_ns();
-    int want_reserve = j->want_reserve;
 
     j->flushing = 1;
     journal_round_take_locked(j, now, &f);      /* "last sync now": no everysec */
-    j->want_reserve = want_reserve;
-    int reserve = f.do_reserve;
-    f.do_reserve = 0;
     pthread_mutex_unlock(&j->lock);
     journal_round_io(j, &f, &now);
     pthread_mutex_lock(&j->lock);
@@ -147,7 +143,7 @@ static void lead_round_locked(struct journal *j)
      * this round took its buffer that an event loop's connection
      * (journal_wait_async) or a thread session's held reply
      * (journal_reply_push) waits for. */
-    if (reserve || j->want_reserve ||
+    if (f.do_reserve || j->want_reserve ||
         ((j->waiters || j->replies) && j->buf[j->active].len))
         pthread_cond_signal(&j->work);
     journal_replies_deliver_locked(j, f.replies);
