@@ -4,7 +4,9 @@
  * with what follows them, again later when the socket took only part,
  * taken back whole by their owner, and never sent when the round fails
  * (the socket is shut down instead); and journal_lead, a round led by the
- * session itself when none is under way. A real journal on a real file, and a
+ * session itself when none is under way; and an append, under the store
+ * lock, that never waits for journal->lock while no compaction runs. A
+ * real journal on a real file, and a
  * socket pair standing for the client's connection.
  */
 #include <poll.h>
@@ -316,6 +318,76 @@ START_TEST(test_lead_of_a_failed_round)
 }
 END_TEST
 
+/* An appender holds the store lock: it must not wait for journal->lock,
+ * whose holders make system calls and may be preempted (every session
+ * then queues on the store lock behind it). It takes journal->alock
+ * alone, unless a compaction runs (journal_int.h). */
+struct appender {
+    pthread_t t;
+    atomic_int done;
+    uint64_t seq;
+};
+
+static void *append_one(void *arg)
+{
+    struct appender *a = arg;
+    struct store_mutation m = { .op = STORE_ADD };
+
+    m.entry = entry_new("Lock", 4, "Free", 4, entry_ssn_pack("123-45-6789"),
+                        33);
+    store_lock(&st);
+    if (store_apply_locked(&st, &m) == 0)
+        a->seq = m.seq;
+    else
+        entry_free(m.entry);
+    store_unlock(&st);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+/* Whether a's append ends within ms milliseconds. */
+static int ends_within(struct appender *a, int ms)
+{
+    for (int i = 0; i < ms && !atomic_load(&a->done); i++)
+        nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+    return atomic_load(&a->done);
+}
+
+START_TEST(test_append_needs_no_journal_lock)
+{
+    struct appender a = { .done = 0 };
+
+    pthread_mutex_lock(&jr->lock);
+    ck_assert_int_eq(pthread_create(&a.t, NULL, append_one, &a), 0);
+    int ended = ends_within(&a, 5000);
+    pthread_mutex_unlock(&jr->lock);
+    pthread_join(a.t, NULL);
+    ck_assert_msg(ended, "the append waited for journal->lock");
+    ck_assert_uint_gt(a.seq, 0);
+    ck_assert_int_eq(journal_wait(jr, a.seq), 0);
+    ck_assert_uint_eq(count(&st), 1);
+}
+END_TEST
+
+/* While a compaction runs its state is journal->lock's: the append waits
+ * for it (the flag stands for a compaction here). */
+START_TEST(test_append_during_a_compaction_takes_the_journal_lock)
+{
+    struct appender a = { .done = 0 };
+
+    pthread_mutex_lock(&jr->lock);
+    atomic_store(&jr->compact_busy, 1);
+    ck_assert_int_eq(pthread_create(&a.t, NULL, append_one, &a), 0);
+    int ended = ends_within(&a, 200);
+    atomic_store(&jr->compact_busy, 0);
+    pthread_mutex_unlock(&jr->lock);
+    pthread_join(a.t, NULL);
+    ck_assert_msg(!ended, "the append did not wait for journal->lock");
+    ck_assert_uint_gt(a.seq, 0);
+    ck_assert_int_eq(journal_wait(jr, a.seq), 0);
+}
+END_TEST
+
 static Suite *journal_reply_suite(void)
 {
     Suite *s = suite_create("journal_reply");
@@ -332,6 +404,8 @@ static Suite *journal_reply_suite(void)
     tcase_add_test(tc, test_lead_leads_when_no_round_is_under_way);
     tcase_add_test(tc, test_lead_is_busy_during_a_round);
     tcase_add_test(tc, test_lead_of_a_failed_round);
+    tcase_add_test(tc, test_append_needs_no_journal_lock);
+    tcase_add_test(tc, test_append_during_a_compaction_takes_the_journal_lock);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -215,11 +215,15 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
                                struct flush_round *f)
 {
     memset(f, 0, sizeof(*f));
+    pthread_mutex_lock(&j->alock);      /* no appender in the buffer */
     f->b = &j->buf[j->active];
     j->active ^= 1;
     f->hi = j->appended_seq;
-    f->off = j->written_end;
     f->n = f->b->len;
+    pthread_mutex_unlock(&j->alock);
+    f->off = j->written_end;
+    if (f->n)
+        j->mark_due = 1;
     /* Its records claimed what was synced when each was appended; with
      * group commit most were appended while the round before was being
      * written, so none would claim that round. The first is made to:
@@ -303,6 +307,10 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
         hist_record(&j->fsync_ns, f->took);
     }
 published:
+    /* A switch, renamed or not, ended the compaction; the active buffer
+     * is reframed: appenders may go without j->lock again (alock). */
+    if (f->sw && j->compact_state == JCOMPACT_IDLE)
+        atomic_store_explicit(&j->compact_busy, 0, memory_order_release);
     atomic_store(&j->durable_seq, j->fsync == JOURNAL_FSYNC_ALWAYS
                  ? j->synced_seq : j->written_seq);
     journal_wake_locked(j);
@@ -380,10 +388,24 @@ void *journal_flusher_main(void *arg)
 
 /* ---- appending, under the store lock --------------------------------- */
 
+/* Room in the active buffer and reserved space for one more record, as an
+ * appender sees it; alock held. */
+static int room_alocked(const struct journal *j)
+{
+    return !j->broken && j->accepted_end + JREC_MAX <= j->reserved_end &&
+           j->buf[j->active].len + JREC_MAX <= JOURNAL_BUF;
+}
+
 int journal_reserve_locked(struct journal *j)
 {
     int rc = 0;
 
+    /* The common case without j->lock (see alock). */
+    pthread_mutex_lock(&j->alock);
+    int room = room_alocked(j);
+    pthread_mutex_unlock(&j->alock);
+    if (room)
+        return 0;
     pthread_mutex_lock(&j->lock);
     for (;;) {
         if (j->broken) {
@@ -415,7 +437,9 @@ int journal_reserve_locked(struct journal *j)
     return rc;
 }
 
-uint64_t journal_append_locked(struct journal *j,
+/* One record into the active buffer; alock held (and j->lock too while a
+ * compaction runs). */
+static uint64_t append_alocked(struct journal *j,
                                const struct store_mutation *m,
                                int *compact_due)
 {
@@ -423,9 +447,6 @@ uint64_t journal_append_locked(struct journal *j,
     size_t live = m->op == STORE_ADD ? 0 :
                   jrec_add_len(strlen(entry_first(e)), strlen(entry_last(e)));
     char ssn[ENTRY_SSN_LEN + 1];
-    uint64_t seq;
-
-    pthread_mutex_lock(&j->lock);
     struct jbuf *b = &j->buf[j->active];
     unsigned char *rec = b->data + b->len, copy[JREC_MAX];
     /* The record claims what was durable when it was appended: no more
@@ -447,21 +468,39 @@ uint64_t journal_append_locked(struct journal *j,
         journal_compact_note_locked(j, rec, n, m->op, live);
     }
     b->len += n;
-    j->mark_due = 1;
     j->accepted_end += n;
-    seq = ++j->appended_seq;
     j->records++;
     j->bytes += n;
-    /* No signal to the flusher: the session that appended writes (and
-     * syncs) its record itself in journal_wait, or waits for the round
-     * under way; an event loop's journal_wait_async signals it; the
-     * flusher's 100 ms tick is the backstop. */
     /* The journal passed twice the live size: the automatic rewrite is
      * due. Only said here: the caller starts it once it has left the
      * store (journal.h), so that nothing but the snapshot's walk is done
      * under the store lock. */
     *compact_due = j->compact_due;
     j->compact_due = 0;
+    return ++j->appended_seq;
+}
+
+uint64_t journal_append_locked(struct journal *j,
+                               const struct store_mutation *m,
+                               int *compact_due)
+{
+    uint64_t seq;
+
+    /* No signal to the flusher: the session that appended writes (and
+     * syncs) its record itself in journal_wait, or waits for the round
+     * under way; an event loop's journal_wait_async signals it; the
+     * flusher's 100 ms tick is the backstop. No compaction can start
+     * meanwhile: that needs the store lock, which the caller holds. */
+    if (!atomic_load_explicit(&j->compact_busy, memory_order_acquire)) {
+        pthread_mutex_lock(&j->alock);
+        seq = append_alocked(j, m, compact_due);
+        pthread_mutex_unlock(&j->alock);
+        return seq;
+    }
+    pthread_mutex_lock(&j->lock);       /* a compaction's state too */
+    pthread_mutex_lock(&j->alock);
+    seq = append_alocked(j, m, compact_due);
+    pthread_mutex_unlock(&j->alock);
     pthread_mutex_unlock(&j->lock);
     return seq;
 }
@@ -472,8 +511,11 @@ void journal_figures(struct journal *j, struct journal_figures *f)
 {
     pthread_mutex_lock(&j->lock);
     f->fsync = j->fsync;
+    pthread_mutex_lock(&j->alock);
     f->records = j->records;
     f->bytes = j->bytes;
+    f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
+    pthread_mutex_unlock(&j->alock);
     f->fsyncs = j->fsyncs;
     f->group_size_avg = j->writes ? (double)j->written_records /
                                     (double)j->writes : 0.0;
@@ -485,7 +527,6 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->wake_p99_us = hist_percentile(&j->wake_ns, 99) / 1000;
     f->readonly = j->broken != 0;
     f->size = j->written_end;
-    f->live_bytes = j->live_bytes + JREC_HEADER_LEN;
     f->compactions = j->compactions;
     f->compacting = j->compact_state != JCOMPACT_IDLE;
     pthread_mutex_unlock(&j->lock);
@@ -494,7 +535,10 @@ void journal_figures(struct journal *j, struct journal_figures *f)
 void journal_reset_figures(struct journal *j)
 {
     pthread_mutex_lock(&j->lock);
-    j->records = j->bytes = j->fsyncs = j->writes = j->written_records = 0;
+    pthread_mutex_lock(&j->alock);
+    j->records = j->bytes = 0;
+    pthread_mutex_unlock(&j->alock);
+    j->fsyncs = j->writes = j->written_records = 0;
     j->wakes = 0;
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);

@@ -154,6 +154,7 @@ int journal_compact_start_locked(struct journal *j, uint64_t *gen)
     j->compact_snap_ns = time_now_ns() - t0;
     j->compact_snap_people = people;
     j->compact_state = JCOMPACT_RUNNING;
+    atomic_store_explicit(&j->compact_busy, 1, memory_order_relaxed);
     j->compact_nomem = j->compact_abort = 0;
     j->live_bytes = w.len;
     *gen = ++j->compact_started;
@@ -328,6 +329,8 @@ static void compact_failed(struct journal *j, int fd, int err,
     unlink(j->compact_path);
     pthread_mutex_lock(&j->lock);
     journal_compact_finish_locked(j, err, what);
+    /* Appenders may go without j->lock again (journal_int.h, alock). */
+    atomic_store_explicit(&j->compact_busy, 0, memory_order_release);
     pthread_mutex_unlock(&j->lock);
     JOURNAL_LOG(j, err == ECANCELED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN,
                 "journal %s: compaction abandoned (%s: %s); the journal is "

@@ -42,7 +42,8 @@ struct journal_sleeper {
 
 struct jbuf {
     unsigned char *data;
-    size_t len;
+    _Atomic size_t len;         /* the active one's grows under alock;
+                                   read without it as a hint */
 };
 
 /* The rewrite buffer of a compaction: every record appended after the
@@ -77,7 +78,21 @@ struct journal {
     pthread_t compactor;        /* journal_compact.c's thread: from
                                    journal_open to journal_close */
 
-    pthread_mutex_t lock;       /* guards everything below */
+    pthread_mutex_t lock;       /* guards everything below, but what
+                                   alock guards */
+    /* An appender's own lock (it holds the store lock, and must not wait
+     * for j->lock, whose holders make system calls and may be preempted:
+     * a convoy of every session on the store lock). It guards the active
+     * buffer's bytes, which buffer is active, appended_seq, records,
+     * bytes, live_bytes and compact_due; it is taken alone by an appender
+     * while no compaction runs (compact_busy clear), else after j->lock,
+     * and by the others after j->lock. The fields an appender reads that
+     * others write under j->lock alone are atomic. */
+    pthread_mutex_t alock;
+    atomic_int compact_busy;    /* a compaction from its start (under the
+                                   store lock) until its state is IDLE
+                                   again and the switch has reframed the
+                                   active buffer */
     pthread_cond_t work;        /* wakes the flusher */
     pthread_cond_t compact_work;    /* wakes the compactor */
     pthread_cond_t progress;    /* broadcast: durable, room or space moved */
@@ -88,13 +103,13 @@ struct journal {
     uint64_t synced_seq;        /* the last record synced */
     _Atomic uint64_t durable_seq;   /* what waiters wait for; written under
                                        lock, read without it first */
-    uint64_t accepted_end;      /* file offset after the last appended */
+    _Atomic uint64_t accepted_end;  /* file offset after the last appended */
     uint64_t written_end;       /* file offset after the last written */
-    uint64_t reserved_end;      /* space reserved up to here */
+    _Atomic uint64_t reserved_end;  /* space reserved up to here */
     uint32_t version;           /* the file's format, which appended
                                    records take (JREC_VERSION_V1 until a
                                    compaction rewrites such a file) */
-    uint64_t synced_end;        /* the file is durable (synced) up to here:
+    _Atomic uint64_t synced_end;    /* the file is durable (synced) up to here:
                                    what a record appended now claims
                                    (journal_rec.h's back) */
     int mark_due;               /* the last records are claimed durable by
@@ -103,7 +118,7 @@ struct journal {
     int reserve_error;          /* errno of the last failed reservation */
     uint64_t reserve_tries;     /* reservations attempted */
     int want_reserve;           /* an appender waits for space */
-    int broken;                 /* errno of a failed write or sync */
+    atomic_int broken;          /* errno of a failed write or sync */
     char broken_why[128];
     int broken_logged;          /* the flusher has logged it (whoever
                                    failed may hold the store lock) */
@@ -258,7 +273,8 @@ void journal_waiters_notify_locked(struct journal_waiter **list,
                                    uint64_t upto, int all);
 
 /* Appends one record's bytes to the rewrite buffer while a compaction
- * runs, and keeps live_bytes; j->lock held. */
+ * runs, and keeps live_bytes; alock held (j->lock too while a compaction
+ * runs). */
 void journal_compact_note_locked(struct journal *j, const void *rec,
                                  size_t n, enum store_op op, size_t live);
 

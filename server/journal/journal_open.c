@@ -171,6 +171,7 @@ static int start_threads(struct journal *j, char *err, size_t errlen)
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&j->lock, NULL);
+    pthread_mutex_init(&j->alock, NULL);
     pthread_cond_init(&j->work, &ca);
     pthread_cond_init(&j->progress, NULL);
     pthread_cond_init(&j->compact_work, NULL);
@@ -193,6 +194,7 @@ err:
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->progress);
     pthread_cond_destroy(&j->compact_work);
+    pthread_mutex_destroy(&j->alock);
     pthread_mutex_destroy(&j->lock);
     return -1;
 }
@@ -343,6 +345,7 @@ void journal_close(struct journal *j)
     pthread_cond_destroy(&j->work);
     pthread_cond_destroy(&j->progress);
     pthread_cond_destroy(&j->compact_work);
+    pthread_mutex_destroy(&j->alock);
     pthread_mutex_destroy(&j->lock);
     free(j->buf[0].data);
     free(j->buf[1].data);
