@@ -270,8 +270,8 @@ static int may_pass(const struct store *st)
  * until the scheduler ran the woken thread, which with SCHED_BATCH session
  * threads (no wake-up preemption) took milliseconds while every other
  * thread queued behind it: a convoy (docs/PERFORMANCE.md, "The store
- * lock", has the pairs: inserts at P16 with a thread per connection gained
- * 17 % to 32 %, the longest waits grew). A waiter that runs and finds the lock
+ * lock", has the pairs: inserts at P16 with a thread per connection ran
+ * faster, the longest waits grew). A waiter that runs and finds the lock
  * held goes back to the head of the queue (wait_queued), and the hold it
  * lost to counts. */
 static void note_released(struct store *st, uint64_t held_ns)

@@ -3,7 +3,7 @@
  * system-call filter may, and passes every other call on to libc. A test
  * uses it to show what ssnserver --sched batch does when refused: one
  * warning, sessions served, STATS and /metrics saying "normal"
- * (test-server-lifecycle.sh, case_sched). Never installed.
+ * (test-server-lifecycle.sh, case_sched_refused). Never installed.
  */
 #include <dlfcn.h>
 #include <errno.h>

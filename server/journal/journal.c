@@ -1,7 +1,8 @@
-/* journal.c -- the journal's flusher thread and group commit, appending,
- * waiting and figures (journal.h; the format is journal_rec.c's, the design
- * docs/DURABILITY.md; opening, replay and closing are journal_open.c's,
- * what both share journal_int.h; appending is journal_append.c's).
+/* journal.c -- the journal's flusher thread, its rounds (group commit),
+ * disk space reserved ahead, and figures (journal.h; the format is
+ * journal_rec.c's, the design docs/DURABILITY.md; appending is
+ * journal_append.c's, waiting journal_wait.c's, opening, replay and
+ * closing journal_open.c's, what they share journal_int.h).
  *
  * Appending (under the store lock) only copies bytes into the active
  * buffer. A round swaps buffers under j->lock, then writes and syncs with
