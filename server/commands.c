@@ -21,111 +21,6 @@
 #include "session.h"
 #include "stats.h"
 
-/* The entries of a batch's next ADDs, made before its hold
- * (store_prefetch_parse), taken in input order by cmd_add. A batch begins
- * and ends on one thread, within one session_received_slice, so they are
- * the thread's; what the batch did not take is freed once the hold ends
- * (free_ahead). */
-static __thread struct {
-    struct entry *e[STORE_PREFETCH_MAX];
-    struct store_slot_hint hint[STORE_PREFETCH_MAX];    /* where each
-                                           one's walk ended, once the hold
-                                           began (store_prefetch_locked) */
-    int n, next;
-} ahead;
-
-/* The entry for p: the next one made ahead when it is p's (it always is
- * unless the batch and the look-ahead parsed differently), with where its
- * walk ended into *hint; else a new one, and no hint. */
-static struct entry *take_entry(const struct person *p,
-                                struct store_slot_hint *hint)
-{
-    if (ahead.next < ahead.n) {
-        struct entry *e = ahead.e[ahead.next];
-        const struct entry_key key = { .last = p->last, .first = p->first };
-        if (entry_key_cmp(&key, &e->node) == 0 && entry_age(e) == p->age &&
-            e->ssn == entry_ssn_pack(p->ssn)) {
-            *hint = ahead.hint[ahead.next++];
-            return e;
-        }
-    }
-    return entry_from_person(p);
-}
-
-/* With no store lock held: the batch is over. */
-static void free_ahead(void)
-{
-    while (ahead.next < ahead.n)
-        entry_free(ahead.e[ahead.next++]);
-    ahead.n = ahead.next = 0;
-}
-
-int cmd_store_enter(struct session *s, enum store_access how)
-{
-    if (s->batch_kept)
-        return 0;               /* kept from the request before */
-    s->batch_left = s->batch_max;
-    s->batch_how = how;
-    /* A batch begins: the requests after this one are read now, their
-     * ADDs' entries made, and their cache lines asked for together once
-     * the lock is held. */
-    struct store_prefetch pf;
-    int ahead_n = s->batch_ok && s->batch_max > 0 && lr_pending(&s->in) &&
-                  store_prefetch_parse(s->store, &pf,
-                                       s->in.buf + s->in.start,
-                                       s->in.end - s->in.start,
-                                       s->batch_max);
-    if (ahead_n) {
-        assert(ahead.n == 0);           /* the last batch freed its own */
-        memcpy(ahead.e, pf.made, (size_t)pf.nmade * sizeof(pf.made[0]));
-        ahead.n = pf.nmade;
-        ahead.next = 0;
-    }
-    int rc = s->store->policy->op_enter(s->store, how);
-    if (rc) {
-        free_ahead();
-        reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
-    } else if (ahead_n) {
-        store_prefetch_locked(s->store, &pf);
-        /* made[i] is the i-th ADD, as k[i] is (the walkers come first,
-         * in input order). */
-        for (int i = 0; i < ahead.n; i++)
-            ahead.hint[i] = pf.k[i].slot;
-    }
-    return rc;
-}
-
-/* A batchable request with more bytes buffered keeps the lock for the
- * next one (cmd_run ends the batch when that one is not batchable). */
-void cmd_store_leave(struct session *s, enum store_access how)
-{
-    if (s->batch_ok && s->batch_left > 0 && lr_pending(&s->in)) {
-        s->batch_left--;
-        s->batch_kept = 1;
-        if (how == STORE_WRITE)
-            s->batch_how = STORE_WRITE; /* the strongest it covered */
-        return;
-    }
-    s->batch_kept = 0;
-    s->store->policy->op_leave(s->store, how);
-    free_ahead();
-}
-
-void cmd_batch_end(struct session *s)
-{
-    if (!s->batch_kept)
-        return;
-    s->batch_kept = 0;
-    s->store->policy->op_leave(s->store, s->batch_how);
-    free_ahead();
-}
-
-int cmd_batchable(enum proto_cmd cmd)
-{
-    return cmd == PROTO_ADD || cmd == PROTO_DELETE || cmd == PROTO_FIND ||
-           cmd == PROTO_COUNT;
-}
-
 static void reply_ok(struct session *s)
 {
     if (!s->quiet)
@@ -162,7 +57,7 @@ static struct entry_key req_key(const struct session *s)
 static void cmd_add(struct session *s)
 {
     struct store_slot_hint hint = { .parent = NULL };
-    struct entry *e = take_entry(&s->req, &hint);
+    struct entry *e = cmd_take_entry(&s->req, &hint);
     if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;

@@ -14,10 +14,30 @@ struct session;
 int cmd_store_enter(struct session *s, enum store_access how);
 void cmd_store_leave(struct session *s, enum store_access how);
 
-/* Releases the store lock a batch kept (session_set_batch), if it did:
- * before any request that is not in the batch, any send, and at the end
- * of a slice. */
+/* Releases the store lock a batch or a round kept, if one did: before any
+ * request that is not in the batch, and before any send. */
 void cmd_batch_end(struct session *s);
+
+/* The end of s's slice (session_received_slice): its batch's hold ends, a
+ * round's goes on to the round's next session. */
+void cmd_slice_end(struct session *s);
+
+/* An event worker's round (econn_round.c): the n sessions whose bytes came
+ * in one pass of its loop run one after the other (cmd_round_at names the
+ * one running), their batchable requests under shared holds of the store
+ * lock, each covering at most batch_max + 1 requests and asking the cache
+ * for the next sessions' lines as a batch does; nothing of theirs is sent
+ * before cmd_round_end, which ends the last hold. Only with batch_max > 0
+ * (--batch 2 or more); a round's sessions are the caller's thread's. */
+void cmd_round_begin(struct session *const *s, int n);
+void cmd_round_at(int i);
+int cmd_round_holding(void);    /* 1 while a hold of the round is on */
+void cmd_round_end(void);
+
+/* ADD's entry for p: the one a hold made ahead when it is p's, with where
+ * its walk ended into *hint; else a new one (NULL: no memory). */
+struct entry *cmd_take_entry(const struct person *p,
+                             struct store_slot_hint *hint);
 
 /* The automatic compaction, due after an ADD or DELETE (the mutation's
  * compact_due, journal.h, noted in s->compact_due): started once the

@@ -315,6 +315,14 @@ int session_received(struct session *s, size_t n)
     return session_received_slice(s, n, 0, NULL);
 }
 
+void session_received_bytes(struct session *s, size_t n)
+{
+    size_t room;
+    char *fresh = lr_space(&s->in, &room);  /* where those n bytes are */
+
+    lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
+}
+
 /* One clock read per request: its end is the next one's start (t0), and
  * the slice's budget is checked against it. A flush mid-slice (high
  * water) reads it once more, so the send is nobody's latency. */
@@ -325,14 +333,12 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
     uint64_t until = budget_ns ? t0 + budget_ns : 0;
     struct metrics_set *ms = NULL;
     enum proto_cmd cmd;
-    char *line, *fresh;
-    size_t len, room;
+    char *line;
+    size_t len;
     int st;
 
-    if (n) {
-        fresh = lr_space(&s->in, &room);    /* where those n bytes are */
-        lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
-    }
+    if (n)
+        session_received_bytes(s, n);
     if (more)
         *more = 0;
     if (s->waiting) {
@@ -369,10 +375,12 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
             break;
         }
     }
-    cmd_batch_end(s);
+    cmd_slice_end(s);
     metrics_give(ms);
-    if (s->compact_due)
+    if (s->compact_due) {
+        cmd_batch_end(s);               /* a round's hold too */
         cmd_compact_due(s);
+    }
     atomic_fetch_add(&srv.commands_total, s->commands);
     s->commands = 0;
     return s->ending;

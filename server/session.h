@@ -214,6 +214,11 @@ int session_received(struct session *s, size_t n);
 int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
                            int *more);
 
+/* n bytes arrived at session_recv_space's pointer: buffered, nothing
+ * answered yet (a worker's round answers them: cmd_round_begin); then
+ * session_received_slice with n = 0. */
+void session_received_bytes(struct session *s, size_t n);
+
 /* Copies data in and answers as session_received does, as often as the
  * input buffer needs (for tests and drivers without a buffer of their own).
  * Stops at the end of the session, or when its buffers cannot be had (the

@@ -308,6 +308,11 @@ struct store_prefetch {
 };
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
                          const char *buf, size_t len, int make);
+/* The same for more input after what pf holds (another session's, in the
+ * order the requests will run): appends while there is room. */
+int store_prefetch_parse_more(const struct store *st,
+                              struct store_prefetch *pf, const char *buf,
+                              size_t len, int make);
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
 /* NULL when every tree invariant holds, else the broken one's name. */

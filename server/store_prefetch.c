@@ -97,10 +97,17 @@ static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
                          const char *buf, size_t len, int make)
 {
+    pf->n = pf->nwalk = pf->nmade = 0;
+    return store_prefetch_parse_more(st, pf, buf, len, make);
+}
+
+int store_prefetch_parse_more(const struct store *st,
+                              struct store_prefetch *pf, const char *buf,
+                              size_t len, int make)
+{
     struct store_prefetch_key *k = pf->k;
     const char *p = buf, *end = buf + len;
 
-    pf->n = pf->nwalk = pf->nmade = 0;
     if (make > STORE_PREFETCH_MAX)
         make = STORE_PREFETCH_MAX;
     if (!st->policy->hash_index)

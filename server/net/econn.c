@@ -22,9 +22,6 @@
 #include "session.h"
 #include "timeutil.h"
 
-/* How long one connection may answer buffered requests before its
- * worker's other connections get their turn (memcached's -R, by time). */
-#define ECONN_SLICE_NS  (200 * 1000)
 #define ECONN_TRACE_POLL_US 5000    /* TRACE STOP: the file asked after */
 
 static const struct timeval *timeout_of(long seconds, struct timeval *tv)
@@ -143,6 +140,7 @@ void econn_close(struct econn *c)
     session_free(c->conn.session);
     release(c);
     close(c->conn.fd);
+    events_round_forget(c);
     events_forget(c);
     free(c);
 }
@@ -211,7 +209,7 @@ static void wait_timer(struct econn *c)
  * While replies wait for the journal, reading stays as it is: a client
  * with one request in flight sends nothing more, and a client that does
  * is stopped then (on_read), so the common case costs no epoll_ctl. */
-static void settle(struct econn *c, int more)
+void econn_settle(struct econn *c, int more)
 {
     struct session *s = c->conn.session;
     int rc = c->hold_seq ? hold_over(c) : 0;
@@ -274,7 +272,7 @@ static void serve(struct econn *c, size_t n)
 
     session_received_slice(c->conn.session, n, ECONN_SLICE_NS, &more);
     session_flush(c->conn.session);
-    settle(c, more);
+    econn_settle(c, more);
 }
 
 /* Complete requests may wait in the input buffer. */
@@ -310,7 +308,7 @@ static void on_journal(evutil_socket_t fd, short what, void *arg)
     (void)fd; (void)what;
 
     if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
-        settle(c, input_left(c));
+        econn_settle(c, input_left(c));
 }
 
 static void on_more(evutil_socket_t fd, short what, void *arg)
@@ -332,6 +330,8 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         on_linger(c, what);
         return;
     }
+    if (c->in_round)
+        return;                         /* its round comes first */
     if (c->hold_seq || c->q.bytes ||    /* more, or a timeout, while */
         session_waiting(s) != SESSION_RUNS) {   /* replies or a request */
         read_off(c);                    /* wait: settle reads on */
@@ -356,6 +356,11 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
+    if (s->batch_max > 0) {             /* answered with the pass's others */
+        session_received_bytes(s, (size_t)n);
+        events_round_add(c);
+        return;
+    }
     serve(c, (size_t)n);
 }
 
@@ -378,7 +383,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (c->q.bytes == 0)
-        settle(c, c->state == ECONN_OPEN && input_left(c));
+        econn_settle(c, c->state == ECONN_OPEN && input_left(c));
 }
 
 /* The store's hand-over, on another thread, with its handoff mutex held:

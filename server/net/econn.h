@@ -15,6 +15,10 @@
 
 struct worker;
 
+/* How long one connection may answer buffered requests before its
+ * worker's other connections get their turn (memcached's -R, by time). */
+#define ECONN_SLICE_NS  (200 * 1000)
+
 enum econn_state {
     ECONN_NEW,                  /* made, its session not begun yet */
     ECONN_PARKED,               /* coarse: waiting for the store lock */
@@ -48,6 +52,8 @@ struct econn {
     int released;               /* out of the registry: lingering only */
     int begin_error;            /* -errno when the session could not begin */
     struct econn *prev, *next;  /* the worker's list; its thread only */
+    struct econn *round_next;   /* the worker's round (events_round_add) */
+    int in_round;               /* ... which c is in, its bytes unanswered */
 };
 
 struct session_io;
@@ -70,5 +76,19 @@ void events_commit_soon(struct worker *w, uint64_t seq);
 
 /* events.c: takes c off its worker's list (econn_close calls it). */
 void events_forget(struct econn *c);
+
+/* After a slice of c's requests (more: complete ones may be buffered):
+ * sends what may leave and decides what c waits for next. */
+void econn_settle(struct econn *c, int more);
+
+/* events.c: c's bytes, received and buffered (session_received_bytes),
+ * are answered in its worker's round once the pass's reads are done;
+ * events_round_forget takes c out of it (econn_close). */
+void events_round_add(struct econn *c);
+void events_round_forget(struct econn *c);
+
+/* econn_round.c: answers a round's connections (linked by round_next)
+ * under shared holds of the store lock, then sends their replies. */
+void econn_round_run(struct econn *list);
 
 #endif

@@ -35,6 +35,11 @@ struct worker {
     struct session_pool pool;   /* the buffers its sessions borrow while
                                    a request is in progress; its thread
                                    only */
+    struct econn *round;        /* read in this pass, to be answered
+                                   together (econn_round.c), in order;
+                                   its thread only */
+    struct econn **round_tail;
+    struct event *round_ev;     /* runs the round after the pass's reads */
 };
 
 /* Event priorities: the connections' events in the middle (libevent's
@@ -89,6 +94,47 @@ static void wake_cb(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+void events_round_add(struct econn *c)
+{
+    struct worker *w = c->w;
+
+    if (!w->round) {
+        w->round_tail = &w->round;
+        /* Same priority as the connections' events: it runs in this pass,
+         * after the reads the poll found, before the next poll. */
+        event_active(w->round_ev, EV_READ, 0);
+    }
+    c->round_next = NULL;
+    c->in_round = 1;
+    *w->round_tail = c;
+    w->round_tail = &c->round_next;
+}
+
+void events_round_forget(struct econn *c)
+{
+    struct worker *w = c->w;
+    struct econn **pp = &w->round;
+
+    if (!c->in_round)
+        return;
+    while (*pp != c)
+        pp = &(*pp)->round_next;
+    *pp = c->round_next;
+    if (w->round_tail == &c->round_next)
+        w->round_tail = pp;
+    c->in_round = 0;
+}
+
+static void round_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct worker *w = arg;
+    struct econn *list = w->round;
+    (void)fd; (void)what;
+
+    w->round = NULL;
+    econn_round_run(list);
+}
+
 void events_commit_soon(struct worker *w, uint64_t seq)
 {
     if (seq > w->commit_seq)
@@ -139,6 +185,9 @@ static int worker_init(struct worker *w)
         return -ENOMEM;
     w->commit = event_new(w->base, -1, 0, commit_cb, w);
     if (!w->commit || event_priority_set(w->commit, PRIO_COMMIT))
+        return -ENOMEM;
+    w->round_ev = event_new(w->base, -1, 0, round_cb, w);
+    if (!w->round_ev)
         return -ENOMEM;
     w->wake = event_new(w->base, -1, EV_PERSIST, wake_cb, w);
     if (!w->wake || event_add(w->wake, NULL))
@@ -204,6 +253,7 @@ int events_stop(long ms)
     for (int i = 0; i < nworkers; i++) {
         event_free(workers[i].wake);
         event_free(workers[i].commit);
+        event_free(workers[i].round_ev);
         event_base_free(workers[i].base);
         session_pool_destroy(&workers[i].pool);
         pthread_mutex_destroy(&workers[i].lock);

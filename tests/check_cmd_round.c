@@ -1,0 +1,230 @@
+/* check_cmd_round.c -- unit tests for a worker's round (server/cmd_hold.c,
+ * cmd_round_begin): the simple requests of many sessions, one in flight
+ * each, answered under one hold of the store lock per batch_max + 1 of
+ * them; any other request runs with the round's hold released; nothing is
+ * sent while a round holds the lock; and with --batch 1 (batch_max 0)
+ * every request still takes the lock alone.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <check.h>
+#include "suites.h"
+#include "../server/commands.h"
+#include "../server/lockmode.h"
+#include "../server/session.h"
+#include "../server/store.h"
+
+#define NSESS 40
+
+struct sink {
+    char buf[4096];
+    size_t len;
+    int sends, sends_locked;
+};
+
+static struct store st;
+static struct session *ss[NSESS];
+static struct sink sinks[NSESS];
+
+static int sink_send(void *arg, const void *data, size_t len,
+                     uint64_t durable)
+{
+    struct sink *k = arg;
+    (void)durable;
+
+    k->sends++;
+    if (store_lock_owned(&st))
+        k->sends_locked++;
+    ck_assert_uint_le(k->len + len, sizeof(k->buf) - 1);
+    memcpy(k->buf + k->len, data, len);
+    k->len += len;
+    k->buf[k->len] = '\0';
+    return 0;
+}
+
+static int sink_send_locked(void *arg, const void *data, size_t len)
+{
+    return sink_send(arg, data, len, 0);
+}
+
+static void start(int batch_max)
+{
+    ck_assert_int_eq(digest_global_init(), 0);
+    ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
+    memset(sinks, 0, sizeof(sinks));
+    for (int i = 0; i < NSESS; i++) {
+        const struct session_io io = { .send = sink_send,
+                                       .send_locked = sink_send_locked,
+                                       .arg = &sinks[i] };
+        ss[i] = session_new(&st, &io, 0);
+        ck_assert_ptr_nonnull(ss[i]);
+        ck_assert_int_eq(session_begin(ss[i]), 0);
+        session_set_batch(ss[i], batch_max);
+    }
+}
+
+static void stop(void)
+{
+    for (int i = 0; i < NSESS; i++) {
+        session_end(ss[i]);
+        session_free(ss[i]);
+    }
+    store_destroy(&st);
+}
+
+/* text arrives on session i, unanswered (as econn.c's on_read leaves it). */
+static void arrive(int i, const char *text)
+{
+    size_t room, n = strlen(text);
+    char *p = session_recv_space(ss[i], &room);
+
+    ck_assert_ptr_nonnull(p);
+    ck_assert_uint_le(n, room);
+    memcpy(p, text, n);
+    session_received_bytes(ss[i], n);
+}
+
+/* One round over sessions [0, n), as econn_round_run runs it; returns the
+ * store lock's acquisitions it made. With only batchable requests nothing
+ * may be sent before its end. */
+static uint64_t run_round_sending(int n, int sends)
+{
+    uint64_t before = st.stats.acquisitions;
+    size_t had[NSESS];
+    int more;
+
+    for (int i = 0; i < n; i++)
+        had[i] = sinks[i].len;
+
+    cmd_round_begin(ss, n);
+    for (int i = 0; i < n; i++) {
+        cmd_round_at(i);
+        session_received_slice(ss[i], 0, 0, &more);
+    }
+    for (int i = 0; i < n && !sends; i++)
+        ck_assert_uint_eq(sinks[i].len, had[i]);
+    cmd_round_end();
+    ck_assert(!store_lock_owned(&st));
+    for (int i = 0; i < n; i++)
+        session_flush(ss[i]);
+    return st.stats.acquisitions - before;
+}
+
+static uint64_t run_round(int n)
+{
+    return run_round_sending(n, 0);
+}
+
+static void add_line(char *buf, size_t len, int k)
+{
+    snprintf(buf, len, "ADD f%d l%d %d 123-45-%04d\n", k, k, 20 + k % 50, k);
+}
+
+/* Ten sessions, an ADD each: one hold for all ten, each its own OK. */
+START_TEST(test_round_one_hold_for_many_sessions)
+{
+    char line[64];
+
+    start(31);
+    for (int i = 0; i < 10; i++) {
+        add_line(line, sizeof(line), i);
+        arrive(i, line);
+    }
+    ck_assert_uint_eq(run_round(10), 1);
+    for (int i = 0; i < 10; i++) {
+        ck_assert_str_eq(sinks[i].buf, "OK\n");
+        ck_assert_int_eq(sinks[i].sends_locked, 0);
+    }
+    arrive(0, "COUNT\n");
+    ck_assert_uint_eq(run_round(1), 1);
+    ck_assert_str_eq(sinks[0].buf, "OK\n10\n");
+    stop();
+}
+END_TEST
+
+/* A hold covers batch_max + 1 requests: 40 of them under batch_max 15
+ * are three holds, and every one is answered in its session's order. */
+START_TEST(test_round_hold_is_bounded)
+{
+    char line[64];
+
+    start(15);
+    for (int i = 0; i < NSESS; i++) {
+        add_line(line, sizeof(line), i);
+        arrive(i, line);
+    }
+    ck_assert_uint_eq(run_round(NSESS), 3);
+    for (int i = 0; i < NSESS; i++)
+        ck_assert_str_eq(sinks[i].buf, "OK\n");
+    for (int i = 0; i < NSESS; i++) {
+        snprintf(line, sizeof(line), "FIND f%d l%d\nDELETE f%d l%d\n", i, i,
+                 i, i);
+        arrive(i, line);
+    }
+    ck_assert_uint_eq(run_round(NSESS), 5);     /* 80 requests */
+    for (int i = 0; i < NSESS; i++) {
+        ck_assert_ptr_nonnull(strstr(sinks[i].buf, "123-45-"));
+        ck_assert_str_eq(sinks[i].buf + sinks[i].len - 4, "\nOK\n");
+    }
+    stop();
+}
+END_TEST
+
+/* A request that is not a batch's (PRINT sends, STATS is long) runs with
+ * the round's hold released: the round's lock is taken again after it,
+ * and nothing is ever sent with the lock held. */
+START_TEST(test_round_releases_for_other_requests)
+{
+    char line[64];
+
+    start(31);
+    add_line(line, sizeof(line), 1);
+    arrive(0, line);
+    arrive(1, "PRINT\n");
+    add_line(line, sizeof(line), 2);
+    arrive(2, line);
+    arrive(3, "COUNT\nSTATS\nCOUNT\n");
+    /* ADD; PRINT's own; ADD and COUNT; STATS's; COUNT */
+    ck_assert_uint_eq(run_round_sending(4, 1), 5);
+    ck_assert_str_eq(sinks[0].buf, "OK\n");
+    ck_assert_ptr_nonnull(strstr(sinks[1].buf, "123-45-0001"));
+    ck_assert_str_eq(sinks[2].buf, "OK\n");
+    ck_assert(strncmp(sinks[3].buf, "2\n", 2) == 0);
+    ck_assert_str_eq(sinks[3].buf + sinks[3].len - 2, "2\n");
+    for (int i = 0; i < 4; i++)
+        ck_assert_int_eq(sinks[i].sends_locked, 0);
+    stop();
+}
+END_TEST
+
+/* --batch 1: no round holds the lock for anyone, one hold a request. */
+START_TEST(test_round_off_with_batch_one)
+{
+    char line[64];
+
+    start(0);
+    for (int i = 0; i < 10; i++) {
+        add_line(line, sizeof(line), i);
+        arrive(i, line);
+    }
+    ck_assert_uint_eq(run_round(10), 10);
+    for (int i = 0; i < 10; i++)
+        ck_assert_str_eq(sinks[i].buf, "OK\n");
+    stop();
+}
+END_TEST
+
+static Suite *cmd_round_suite(void)
+{
+    Suite *s = suite_create("cmd_round");
+    TCase *core = tcase_create("core");
+
+    tcase_add_test(core, test_round_one_hold_for_many_sessions);
+    tcase_add_test(core, test_round_hold_is_bounded);
+    tcase_add_test(core, test_round_releases_for_other_requests);
+    tcase_add_test(core, test_round_off_with_batch_one);
+    suite_add_tcase(s, core);
+    return s;
+}
+
+SUITE_REGISTER(cmd_round_suite)
