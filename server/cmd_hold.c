@@ -35,6 +35,8 @@ static __thread struct {
 static __thread struct {
     struct session *const *s;
     int n, at;                  /* n == 0: no round */
+    int looked_to;              /* the last session whose lines the
+                                   hold's look-ahead took whole */
     int held;                   /* the store lock is held for the round */
     int left;                   /* requests the hold may still cover */
     struct store *store;
@@ -63,8 +65,23 @@ static void free_ahead(void)
     ahead.n = ahead.next = 0;
 }
 
-/* The lines after the running request, s's own first: their ADDs'
- * entries made now, their walks once the lock is held (hold_begin). */
+/* Whole lines buffered in in: what a look-ahead would parse. */
+static int lines_in(const struct linereader *in)
+{
+    const char *p = in->buf + in->start, *end = in->buf + in->end;
+    int n = 0;
+
+    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/* The lines after the running request in a round: s's own (as many as
+ * fit), then those of the sessions after it, each whole or not at all, so
+ * that the session at which the look-ahead stopped begins a new one
+ * (cmd_round_at). Notes the last session looked at whole. */
 static int look_ahead(struct session *s, struct store_prefetch *pf)
 {
     const struct linereader *in = &s->in;
@@ -73,14 +90,37 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
     if (lr_pending(in))
         store_prefetch_parse_more(s->store, pf, in->buf + in->start,
                                   in->end - in->start, s->batch_max);
-    for (int i = round.at + 1; i < round.n && pf->n < STORE_PREFETCH_MAX;
-         i++) {
+    round.looked_to = round.at;
+    for (int i = round.at + 1; i < round.n; i++) {
         const struct linereader *o = &round.s[i]->in;
-        if (lr_pending(o))
+        if (lr_pending(o)) {
+            if (pf->n + lines_in(o) > STORE_PREFETCH_MAX)
+                break;
             store_prefetch_parse_more(s->store, pf, o->buf + o->start,
                                       o->end - o->start, s->batch_max);
+        }
+        round.looked_to = i;
     }
     return pf->n;
+}
+
+/* Before the hold: the entries its ADDs will take. */
+static void ahead_take(const struct store_prefetch *pf)
+{
+    assert(ahead.n == 0);               /* the last hold freed its own */
+    memcpy(ahead.e, pf->made, (size_t)pf->nmade * sizeof(pf->made[0]));
+    ahead.n = pf->nmade;
+    ahead.next = 0;
+}
+
+/* Once the lock is held: their walks, and where each ended. */
+static void ahead_walk(const struct store *st, struct store_prefetch *pf)
+{
+    store_prefetch_locked(st, pf);
+    /* made[i] is the i-th ADD, as k[i] is (the walkers come first, in
+     * input order). */
+    for (int i = 0; i < ahead.n; i++)
+        ahead.hint[i] = pf->k[i].slot;
 }
 
 /* Takes the lock for a batch or a round: what it will touch is asked for
@@ -88,22 +128,14 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
 static int hold_begin(struct session *s, enum store_access how, int ahead_n,
                       struct store_prefetch *pf)
 {
-    if (ahead_n) {
-        assert(ahead.n == 0);           /* the last hold freed its own */
-        memcpy(ahead.e, pf->made, (size_t)pf->nmade * sizeof(pf->made[0]));
-        ahead.n = pf->nmade;
-        ahead.next = 0;
-    }
+    if (ahead_n)
+        ahead_take(pf);
     int rc = s->store->policy->op_enter(s->store, how);
     if (rc) {
         free_ahead();
         reply_printf(s, "Error: store lock failed: %s\n", strerror(-rc));
     } else if (ahead_n) {
-        store_prefetch_locked(s->store, pf);
-        /* made[i] is the i-th ADD, as k[i] is (the walkers come first,
-         * in input order). */
-        for (int i = 0; i < ahead.n; i++)
-            ahead.hint[i] = pf->k[i].slot;
+        ahead_walk(s->store, pf);
     }
     return rc;
 }
@@ -214,8 +246,19 @@ void cmd_round_begin(struct session *const *s, int n)
 
 void cmd_round_at(int i)
 {
+    struct store_prefetch pf;
+
     assert(i >= 0 && i < round.n);
     round.at = i;
+    /* A hold goes on past its look-ahead: the next one, from here. Its
+     * entries are made under the lock, as they would be without it. */
+    if (round.held && i > round.looked_to) {
+        free_ahead();
+        if (look_ahead(round.s[i], &pf)) {
+            ahead_take(&pf);
+            ahead_walk(round.store, &pf);
+        }
+    }
 }
 
 int cmd_round_holding(void)
