@@ -61,6 +61,7 @@ struct echo_conn {
     char *out;
     size_t out_len, out_cap;
     int fd;                     /* -m threads: the connection's own */
+    int watching_out;           /* epoll: EPOLLOUT asked for */
 };
 
 static struct echo_conn *conns[ECHO_MAX_CONN];
@@ -175,9 +176,14 @@ static int flush_out(int ep, int fd, struct echo_conn *c)
     }
     memmove(c->out, c->out + off, c->out_len - off);
     c->out_len -= off;
-    struct epoll_event ev = { .events = EPOLLIN | (c->out_len ? EPOLLOUT : 0),
-                              .data.fd = fd };
-    epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+    if (!c->out_len != !c->watching_out) {  /* a floor: no epoll_ctl a
+                                               request, only on a change */
+        struct epoll_event ev = { .events = EPOLLIN |
+                                            (c->out_len ? EPOLLOUT : 0),
+                                  .data.fd = fd };
+        epoll_ctl(ep, EPOLL_CTL_MOD, fd, &ev);
+        c->watching_out = c->out_len != 0;
+    }
     return 0;
 }
 
