@@ -120,16 +120,22 @@ static void add_line(char *buf, size_t len, int k)
     snprintf(buf, len, "ADD f%d l%d %d 123-45-%04d\n", k, k, 20 + k % 50, k);
 }
 
-/* Ten sessions, an ADD each: one hold for all ten, each its own OK. */
-START_TEST(test_round_one_hold_for_many_sessions)
+/* Sessions [0, n) each get an ADD of their own person. */
+static void arrive_adds(int n)
 {
     char line[64];
 
-    start(31);
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; i < n; i++) {
         add_line(line, sizeof(line), i);
         arrive(i, line);
     }
+}
+
+/* Ten sessions, an ADD each: one hold for all ten, each its own OK. */
+START_TEST(test_round_one_hold_for_many_sessions)
+{
+    start(31);
+    arrive_adds(10);
     ck_assert_uint_eq(run_round(10), 1);
     for (int i = 0; i < 10; i++) {
         ck_assert_str_eq(sinks[i].buf, "OK\n");
@@ -149,10 +155,7 @@ START_TEST(test_round_hold_is_bounded)
     char line[64];
 
     start(15);
-    for (int i = 0; i < NSESS; i++) {
-        add_line(line, sizeof(line), i);
-        arrive(i, line);
-    }
+    arrive_adds(NSESS);
     ck_assert_uint_eq(run_round(NSESS), 3);
     for (int i = 0; i < NSESS; i++)
         ck_assert_str_eq(sinks[i].buf, "OK\n");
@@ -200,13 +203,8 @@ END_TEST
 /* --batch 1: no round holds the lock for anyone, one hold a request. */
 START_TEST(test_round_off_with_batch_one)
 {
-    char line[64];
-
     start(0);
-    for (int i = 0; i < 10; i++) {
-        add_line(line, sizeof(line), i);
-        arrive(i, line);
-    }
+    arrive_adds(10);
     ck_assert_uint_eq(run_round(10), 10);
     for (int i = 0; i < 10; i++)
         ck_assert_str_eq(sinks[i].buf, "OK\n");
