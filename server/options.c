@@ -261,10 +261,10 @@ static void set_defaults(struct options *opt)
     opt->journal_compact_min = 64 << 20;   /* as Redis's auto-aof-rewrite-min-size */
     opt->metrics_port = -1;
     /* One CPU is left to the rest: the listener, the flusher, and on a
-     * small machine the clients. On 2 CPUs, one worker against two served
-     * a one-thread driver faster in 7 of 8 cells of bench-compare, inserts
-     * by 1.4x: two workers spend the store lock's hand-overs on futex
-     * calls and context switches (docs/PERFORMANCE.md). */
+     * small machine the clients. On 2 CPUs one worker, whose rounds answer
+     * a pass's connections together, wins or ties two in every cell
+     * tried: two sleep and wake more and meet at the store lock
+     * (docs/PERFORMANCE.md, "One worker or two"). */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     opt->workers = cpus > 1 && cpus <= 257 ? (int)cpus - 1 : 1;
 }
