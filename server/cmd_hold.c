@@ -65,17 +65,19 @@ static void free_ahead(void)
     ahead.n = ahead.next = 0;
 }
 
-/* Whole lines buffered in in: what a look-ahead would parse. */
-static int lines_in(const struct linereader *in)
+/* Whole lines buffered in in, what a look-ahead would parse: whether
+ * they are more than room (counted no further). */
+static int lines_over(const struct linereader *in, int room)
 {
     const char *p = in->buf + in->start, *end = in->buf + in->end;
     int n = 0;
 
-    while (p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+    while (n <= room && p < end &&
+           (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
         n++;
         p++;
     }
-    return n;
+    return n > room;
 }
 
 /* The lines after the running request in a round: s's own (as many as
@@ -94,7 +96,7 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
     for (int i = round.at + 1; i < round.n; i++) {
         const struct linereader *o = &round.s[i]->in;
         if (lr_pending(o)) {
-            if (pf->n + lines_in(o) > STORE_PREFETCH_MAX)
+            if (lines_over(o, STORE_PREFETCH_MAX - pf->n))
                 break;
             store_prefetch_parse_more(s->store, pf, o->buf + o->start,
                                       o->end - o->start, s->batch_max);

@@ -31,12 +31,15 @@ void econn_round_run(struct econn *list)
     struct session *s[ROUND_MAX];
     int more[ROUND_MAX];
 
+    /* Out of the round first, all of them: only its own settle closes a
+     * connection, and none may then be left on a list. */
+    for (struct econn *k = list; k; k = k->round_next)
+        k->in_round = 0;
     while (list) {
         int n = 0;
         while (list && n < ROUND_MAX) {
             c[n] = list;
             list = list->round_next;
-            c[n]->in_round = 0;
             c[n]->round_next = NULL;
             s[n] = c[n]->conn.session;
             n++;

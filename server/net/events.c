@@ -7,6 +7,7 @@
  * connections, their list and its pool of session buffers belong to its
  * thread alone.
  */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -117,8 +118,10 @@ void events_round_forget(struct econn *c)
 
     if (!c->in_round)
         return;
-    while (*pp != c)
+    while (*pp && *pp != c)
         pp = &(*pp)->round_next;
+    assert(*pp);                /* a round under way has taken its own
+                                   off (econn_round_run) */
     *pp = c->round_next;
     if (w->round_tail == &c->round_next)
         w->round_tail = pp;
