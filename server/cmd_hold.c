@@ -150,13 +150,13 @@ static void round_release(void)
 }
 
 /* A round's request: the round's hold, taken when its first request needs
- * it, for every session of the round (one lock serves reads and writes). */
-static int round_enter(struct session *s)
+ * it, for every session of the round (one lock serves reads and writes).
+ * The look-ahead's 3 kB are on the stack of the functions that look ahead
+ * only (noinline): a session thread that has answered one request at a
+ * time has not touched them, and an idle connection costs a page less. */
+static __attribute__((noinline)) int round_take(struct session *s)
 {
     struct store_prefetch pf;
-
-    if (round.held)
-        return 0;
     int rc = hold_begin(s, STORE_WRITE, look_ahead(s, &pf), &pf);
     if (rc == 0) {
         round.held = 1;
@@ -164,6 +164,20 @@ static int round_enter(struct session *s)
         round.store = s->store;
     }
     return rc;
+}
+
+/* A batch begins: the requests after this one are read now, their ADDs'
+ * entries made, and their cache lines asked for together once the lock
+ * is held. */
+static __attribute__((noinline)) int batch_take(struct session *s,
+                                                enum store_access how)
+{
+    struct store_prefetch pf;
+    int ahead_n = store_prefetch_parse(s->store, &pf,
+                                       s->in.buf + s->in.start,
+                                       s->in.end - s->in.start,
+                                       s->batch_max);
+    return hold_begin(s, how, ahead_n, &pf);
 }
 
 static int in_round(const struct session *s)
@@ -176,19 +190,12 @@ int cmd_store_enter(struct session *s, enum store_access how)
     if (s->batch_kept)
         return 0;               /* kept from the request before */
     if (in_round(s))
-        return round_enter(s);
+        return round.held ? 0 : round_take(s);
     s->batch_left = s->batch_max;
     s->batch_how = how;
-    /* A batch begins: the requests after this one are read now, their
-     * ADDs' entries made, and their cache lines asked for together once
-     * the lock is held. */
-    struct store_prefetch pf;
-    int ahead_n = s->batch_ok && s->batch_max > 0 && lr_pending(&s->in) &&
-                  store_prefetch_parse(s->store, &pf,
-                                       s->in.buf + s->in.start,
-                                       s->in.end - s->in.start,
-                                       s->batch_max);
-    return hold_begin(s, how, ahead_n, &pf);
+    if (s->batch_ok && s->batch_max > 0 && lr_pending(&s->in))
+        return batch_take(s, how);
+    return hold_begin(s, how, 0, NULL);
 }
 
 /* A batchable request with more bytes buffered keeps the lock for the

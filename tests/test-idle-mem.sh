@@ -1,0 +1,33 @@
+#!/bin/bash
+# test-idle-mem.sh -- what an idle connection costs the server, as
+# tools/bench-idle-mem measures it (RSS above the empty server, over 1000
+# connections that each answered one lookup): at most 2 kB with --io events
+# (its buffers borrowed only while a request is in progress) and at most
+# 12 kB with a thread per connection (its 64 kB stack, of which one request
+# at a time touches two pages). A 3 kB frame on the request path once made
+# every session thread touch a third page (cmd_hold.c's look-ahead, now in
+# functions of its own); this fails on such a change.
+source "$(dirname "$0")/lib/common.sh"
+
+N=1000
+out=$TEST_TMP/idle.txt
+if ! BIN=$BIN timeout 120 tools/bench-idle-mem --bin "$BIN" --conns "$N" \
+        threads events >"$out" 2>&1; then
+    fail "bench-idle-mem --conns $N threads events ran"
+    cat "$out"
+    finish
+fi
+ok "bench-idle-mem --conns $N threads events ran"
+
+# bytes_of SERVER: its bytes/conn column.
+bytes_of() {
+    awk -v s="$1" '$1 == s { print $4 }' "$out"
+}
+
+t=$(bytes_of threads)
+e=$(bytes_of events)
+check "a thread per connection: $t bytes an idle connection (<= 12288)" \
+    test -n "$t" -a "${t:-99999}" -le 12288
+check "--io events: $e bytes an idle connection (<= 2048)" \
+    test -n "$e" -a "${e:-99999}" -le 2048
+finish
