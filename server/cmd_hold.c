@@ -88,7 +88,7 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
 {
     const struct linereader *in = &s->in;
 
-    pf->n = pf->nwalk = pf->nmade = 0;
+    store_prefetch_clear(pf);
     if (lr_pending(in))
         store_prefetch_parse_more(s->store, pf, in->buf + in->start,
                                   in->end - in->start, s->batch_max);

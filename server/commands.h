@@ -22,13 +22,14 @@ void cmd_batch_end(struct session *s);
  * round's goes on to the round's next session. */
 void cmd_slice_end(struct session *s);
 
-/* An event worker's round (econn_round.c): the n sessions whose bytes came
- * in one pass of its loop run one after the other (cmd_round_at names the
- * one running), their batchable requests under shared holds of the store
- * lock, each covering at most batch_max + 1 requests and asking the cache
- * for the next sessions' lines as a batch does; nothing of theirs is sent
- * before cmd_round_end, which ends the last hold. Only with batch_max > 0
- * (--batch 2 or more); a round's sessions are the caller's thread's. */
+/* An event worker's round, for session_round (session.h): the n sessions
+ * whose bytes came in one pass of its loop run one after the other
+ * (cmd_round_at names the one running), their batchable requests under
+ * shared holds of the store lock, each covering at most batch_max + 1
+ * requests and asking the cache for the next sessions' lines as a batch
+ * does; nothing is sent while a hold is on (cmd_round_holding), and
+ * cmd_round_end ends the last. Only with batch_max > 0 (--batch 2 or
+ * more); a round's sessions are the caller's thread's. */
 void cmd_round_begin(struct session *const *s, int n);
 void cmd_round_at(int i);
 int cmd_round_holding(void);    /* 1 while a hold of the round is on */

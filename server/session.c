@@ -386,6 +386,26 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
     return s->ending;
 }
 
+void session_round(struct session *const *s, int n, uint64_t budget_ns,
+                   void (*done)(int i, int more, void *arg), void *arg)
+{
+    int more[SESSION_ROUND_MAX], sent = 0;
+
+    assert(n > 0 && n <= SESSION_ROUND_MAX);
+    cmd_round_begin(s, n);
+    for (int i = 0; i < n; i++) {
+        cmd_round_at(i);
+        session_received_slice(s[i], 0, budget_ns, &more[i]);
+        if (!cmd_round_holding())       /* those answered need not wait
+                                           for the next hold's */
+            for (; sent <= i; sent++)
+                done(sent, more[sent], arg);
+    }
+    cmd_round_end();
+    for (; sent < n; sent++)
+        done(sent, more[sent], arg);
+}
+
 int session_input(struct session *s, const void *data, size_t len)
 {
     const char *p = data;

@@ -215,9 +215,21 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
                            int *more);
 
 /* n bytes arrived at session_recv_space's pointer: buffered, nothing
- * answered yet (a worker's round answers them: cmd_round_begin); then
+ * answered yet (a worker's round answers them: session_round); then
  * session_received_slice with n = 0. */
 void session_received_bytes(struct session *s, size_t n);
+
+/* An event worker's round (econn_round.c): answers what the n sessions
+ * have buffered (session_received_bytes), one after the other, each for
+ * about budget_ns at most, their batchable requests under shared holds of
+ * the store lock (commands.h, cmd_round_begin). done(i, more, arg) is
+ * called for each session in order once the hold that answered it has
+ * ended, with no store lock held: the driver sends its replies there
+ * (session_flush) and may end session i's connection, never another's.
+ * more is session_received_slice's. */
+#define SESSION_ROUND_MAX 64
+void session_round(struct session *const *s, int n, uint64_t budget_ns,
+                   void (*done)(int i, int more, void *arg), void *arg);
 
 /* Copies data in and answers as session_received does, as often as the
  * input buffer needs (for tests and drivers without a buffer of their own).

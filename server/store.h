@@ -308,6 +308,11 @@ struct store_prefetch {
 };
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
                          const char *buf, size_t len, int make);
+/* No keys yet: what store_prefetch_parse begins with. */
+static inline void store_prefetch_clear(struct store_prefetch *pf)
+{
+    pf->n = pf->nwalk = pf->nmade = 0;
+}
 /* The same for more input after what pf holds (another session's, in the
  * order the requests will run): appends while there is room. */
 int store_prefetch_parse_more(const struct store *st,

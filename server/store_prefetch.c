@@ -97,7 +97,7 @@ static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
 int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
                          const char *buf, size_t len, int make)
 {
-    pf->n = pf->nwalk = pf->nmade = 0;
+    store_prefetch_clear(pf);
     return store_prefetch_parse_more(st, pf, buf, len, make);
 }
 

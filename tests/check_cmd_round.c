@@ -1,5 +1,5 @@
 /* check_cmd_round.c -- unit tests for a worker's round (server/cmd_hold.c,
- * cmd_round_begin): the simple requests of many sessions, one in flight
+ * session_round): the simple requests of many sessions, one in flight
  * each, answered under one hold of the store lock per batch_max + 1 of
  * them; any other request runs with the round's hold released; nothing is
  * sent while a round holds the lock; and with --batch 1 (batch_max 0)
@@ -84,29 +84,46 @@ static void arrive(int i, const char *text)
     session_received_bytes(ss[i], n);
 }
 
-/* One round over sessions [0, n), as econn_round_run runs it; returns the
- * store lock's acquisitions it made. With only batchable requests nothing
- * may be sent before its end. */
+/* What a round's done callback saw. */
+static struct {
+    size_t had[NSESS];          /* each sink's bytes before the round */
+    int sends;                  /* PRINT may send during the round */
+    int order[NSESS], ndone;    /* the sessions, in the order released */
+    size_t last_pending;        /* the last session's unanswered bytes when
+                                   the first was released */
+} rd;
+
+/* As econn_round.c's send_out: the driver sends session i's replies. No
+ * store lock may be held then, and with only batchable requests nothing
+ * of session i's may have left before. */
+static void round_done(int i, int more, void *arg)
+{
+    (void)more; (void)arg;
+    ck_assert(!store_lock_owned(&st));
+    ck_assert(!cmd_round_holding());
+    if (!rd.sends)
+        ck_assert_uint_eq(sinks[i].len, rd.had[i]);
+    if (rd.ndone == 0)
+        rd.last_pending = lr_pending(&ss[NSESS - 1]->in);
+    rd.order[rd.ndone++] = i;
+    session_flush(ss[i]);
+}
+
+/* One round over sessions [0, n), by session_round as econn_round_run
+ * runs it; returns the store lock's acquisitions it made. */
 static uint64_t run_round_sending(int n, int sends)
 {
     uint64_t before = st.stats.acquisitions;
-    size_t had[NSESS];
-    int more;
 
+    memset(&rd, 0, sizeof(rd));
+    rd.sends = sends;
     for (int i = 0; i < n; i++)
-        had[i] = sinks[i].len;
-
-    cmd_round_begin(ss, n);
-    for (int i = 0; i < n; i++) {
-        cmd_round_at(i);
-        session_received_slice(ss[i], 0, 0, &more);
-    }
-    for (int i = 0; i < n && !sends; i++)
-        ck_assert_uint_eq(sinks[i].len, had[i]);
-    cmd_round_end();
+        rd.had[i] = sinks[i].len;
+    session_round(ss, n, 0, round_done, NULL);
     ck_assert(!store_lock_owned(&st));
+    ck_assert_int_eq(rd.ndone, n);
     for (int i = 0; i < n; i++)
-        session_flush(ss[i]);
+        ck_assert_int_eq(rd.order[i], i);
     return st.stats.acquisitions - before;
 }
 
@@ -157,6 +174,8 @@ START_TEST(test_round_hold_is_bounded)
     start(15);
     arrive_adds(NSESS);
     ck_assert_uint_eq(run_round(NSESS), 3);
+    ck_assert_uint_gt(rd.last_pending, 0);  /* session 0's replies left
+                                               before session 39 ran */
     for (int i = 0; i < NSESS; i++)
         ck_assert_str_eq(sinks[i].buf, "OK\n");
     for (int i = 0; i < NSESS; i++) {

@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib/common.sh"
 
 N=1000
 out=$TEST_TMP/idle.txt
-if ! BIN=$BIN timeout 120 tools/bench-idle-mem --bin "$BIN" --conns "$N" \
+if ! timeout 120 tools/bench-idle-mem --bin "$BIN" --conns "$N" \
         threads events >"$out" 2>&1; then
     fail "bench-idle-mem --conns $N threads events ran"
     cat "$out"
