@@ -147,6 +147,43 @@ static int sync_fd(struct journal *j, uint64_t *took)
     return rc;
 }
 
+/* everysec's sync is due: records written but not synced, the last sync
+ * a second ago or more; j->lock held. */
+static int everysec_due(const struct journal *j, uint64_t last_sync)
+{
+    return j->fsync == JOURNAL_FSYNC_EVERYSEC && !j->broken &&
+           j->synced_seq < j->written_seq &&
+           time_now_ns() - last_sync >= JOURNAL_SYNC_NS;
+}
+
+/* everysec's sync, the flusher's, outside any round: rounds (a session's,
+ * a worker's) go on writing meanwhile, so a slow disk holds no reply, as
+ * Redis's everysec fsyncs in a thread of its own while its event loop
+ * goes on writing. It makes durable what was written when it began, and
+ * the next round's first record claims that. j->lock held, let go while
+ * syncing. */
+static void everysec_sync_locked(struct journal *j, uint64_t *last_sync)
+{
+    uint64_t seq = j->written_seq, end = j->written_end, took;
+
+    pthread_mutex_unlock(&j->lock);
+    int rc = sync_fd(j, &took);
+    pthread_mutex_lock(&j->lock);
+    *last_sync = time_now_ns();
+    if (rc) {
+        journal_set_broken_locked(j, "journal sync failed", rc);
+        return;
+    }
+    if (j->broken)
+        return;                 /* a later sync proves nothing then */
+    if (seq > j->synced_seq)
+        j->synced_seq = seq;
+    if (end > j->synced_end)
+        j->synced_end = end;
+    j->fsyncs++;
+    hist_record(&j->fsync_ns, took);
+}
+
 /* Why the flusher should run now; j->lock held. */
 static int work_due(const struct journal *j, uint64_t last_sync)
 {
@@ -159,9 +196,7 @@ static int work_due(const struct journal *j, uint64_t last_sync)
     if (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end)
         return 1;
-    return j->fsync == JOURNAL_FSYNC_EVERYSEC &&
-           j->synced_seq < j->written_seq &&
-           time_now_ns() - last_sync >= JOURNAL_SYNC_NS;
+    return everysec_due(j, last_sync);
 }
 
 void journal_set_broken_locked(struct journal *j, const char *what, int err)
@@ -211,8 +246,7 @@ static void flush_wait_locked(struct journal *j, uint64_t last_sync)
 }
 
 /* Swaps the buffers and decides what this round does; j->lock held. */
-void journal_round_take_locked(struct journal *j, uint64_t last_sync,
-                               struct flush_round *f)
+void journal_round_take_locked(struct journal *j, struct flush_round *f)
 {
     memset(f, 0, sizeof(*f));
     pthread_mutex_lock(&j->alock);      /* no appender in the buffer */
@@ -232,10 +266,10 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
         jrec_reframe(f->b->data, jrec_back(f->off, j->synced_end));
     f->do_reserve = j->want_reserve || (!j->reserve_error &&
         j->accepted_end + JOURNAL_CHUNK / 2 > j->reserved_end);
+    /* everysec's sync is not a round's: the flusher runs it after one
+     * (everysec_sync_locked), while rounds go on being written. */
     f->want_sync = !j->broken && (f->n || j->synced_seq < j->written_seq) &&
-        (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping ||
-         (j->fsync == JOURNAL_FSYNC_EVERYSEC &&
-          time_now_ns() - last_sync >= JOURNAL_SYNC_NS));
+        (j->fsync == JOURNAL_FSYNC_ALWAYS || j->stopping);
     f->stop = j->stopping && f->n == 0;
     f->broken = j->broken;
     if (j->compact_state == JCOMPACT_READY) {
@@ -247,8 +281,7 @@ void journal_round_take_locked(struct journal *j, uint64_t last_sync,
 }
 
 /* The write and sync of a round; no lock held. */
-void journal_round_io(struct journal *j, struct flush_round *f,
-                      uint64_t *last_sync)
+void journal_round_io(struct journal *j, struct flush_round *f)
 {
     f->io_from = time_now_ns();
     if (f->sw) {
@@ -261,10 +294,8 @@ void journal_round_io(struct journal *j, struct flush_round *f,
         f->werr = journal_seam_fail(JFAIL_WRITE) ? EIO :
                   journal_pwrite_all(j->fd, f->b->data, f->n, (off_t)f->off);
     }
-    if (f->want_sync && !f->werr) {
+    if (f->want_sync && !f->werr)
         f->serr = sync_fd(j, &f->took);
-        *last_sync = time_now_ns();
-    }
     f->io_to = time_now_ns();
 }
 
@@ -366,11 +397,11 @@ void *journal_flusher_main(void *arg)
             continue;
         }
         j->flushing = 1;
-        journal_round_take_locked(j, last_sync, &f);
+        journal_round_take_locked(j, &f);
         pthread_mutex_unlock(&j->lock);
 
         /* No lock held: appenders fill the other buffer meanwhile. */
-        journal_round_io(j, &f, &last_sync);
+        journal_round_io(j, &f);
 
         pthread_mutex_lock(&j->lock);
         journal_round_publish_locked(j, &f);
@@ -380,6 +411,8 @@ void *journal_flusher_main(void *arg)
             break;
         if (f.do_reserve)
             reserve_ahead_locked(j);
+        if (everysec_due(j, last_sync))
+            everysec_sync_locked(j, &last_sync);
     }
     log_broken_locked(j);               /* a failure of the last round */
     pthread_mutex_unlock(&j->lock);

@@ -8,8 +8,9 @@
  * under way leads one: swaps that buffer for the empty one, writes it
  * outside every lock, and (--fsync always) fdatasyncs it; the others sleep
  * until it ends. One write and one sync thus cover every session waiting:
- * group commit. An event worker never waits: it asks the flusher thread
- * for the round (journal_commit) and is woken when it ends. The flusher
+ * group commit. An event worker never waits for a sync: it asks the
+ * flusher thread for the round (journal_commit) and is woken when it
+ * ends; with everysec and no it writes the round itself. The flusher
  * also reserves disk space ahead, runs everysec's sync, and writes what no
  * one has led a round for within 100 ms.
  *
@@ -192,10 +193,12 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
                        uint64_t seq);
 
 /* An event loop's group commit, once its pass is over: when record seq
- * is not durable and no round is under way, has the flusher lead one (a
- * write and a sync, on its thread); when one is, returns at once, that
- * round's end starting the next. Never blocks. The waiting connections
- * learn the outcome through journal_wait_async's notify. */
+ * is not durable and no round is under way, a round is led: by the
+ * flusher with --fsync always (a write and a sync, on its thread), by the
+ * caller with everysec and no (a write only, no sync). When one is under
+ * way, returns at once, that round's end starting the next. Never waits
+ * for a sync. The waiting connections learn the outcome through
+ * journal_wait_async's notify. */
 void journal_commit(struct journal *j, uint64_t seq);
 
 /* Unqueues w from whichever wait it is queued for, if it still is (a

@@ -244,10 +244,8 @@ struct flush_round {
     struct journal_reply *replies;  /* due now: publish took them off
                                        j->replies, to be sent */
 };
-void journal_round_take_locked(struct journal *j, uint64_t last_sync,
-                               struct flush_round *f);
-void journal_round_io(struct journal *j, struct flush_round *f,
-                      uint64_t *last_sync);
+void journal_round_take_locked(struct journal *j, struct flush_round *f);
+void journal_round_io(struct journal *j, struct flush_round *f);
 void journal_round_publish_locked(struct journal *j, struct flush_round *f);
 
 /* The thread sessions' replies (journal_reply.c). due: those whose

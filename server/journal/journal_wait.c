@@ -6,6 +6,7 @@
  * wakes. The rounds themselves are journal.c's; the state, under j->lock,
  * is journal_int.h's struct journal.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include "hist.h"
@@ -130,12 +131,12 @@ static void sleep_own_locked(struct journal *j, uint64_t seq)
 static void lead_round_locked(struct journal *j)
 {
     struct flush_round f;
-    uint64_t now = time_now_ns();
 
     j->flushing = 1;
-    journal_round_take_locked(j, now, &f);      /* "last sync now": no everysec */
+    journal_round_take_locked(j, &f);
+    assert(!f.want_sync || !srv_on_event_loop); /* a worker never syncs */
     pthread_mutex_unlock(&j->lock);
-    journal_round_io(j, &f, &now);
+    journal_round_io(j, &f);
     pthread_mutex_lock(&j->lock);
     journal_round_publish_locked(j, &f);
     j->flushing = 0;
@@ -224,16 +225,23 @@ void journal_help(struct journal *j)
     pthread_mutex_unlock(&j->lock);
 }
 
-/* The flusher leads the round, not the event loop that asks: a worker
- * never waits for a write or a sync, its other connections go on being
- * answered meanwhile. When a round is under way already, its end starts
- * the next (the flusher loops while records are buffered; a session that
- * led it signals the flusher). */
+/* An event loop's pass is over. With --fsync always the flusher leads
+ * the round: a worker never waits for a sync, its other connections go on
+ * being answered meanwhile. With everysec or no a round is a pwrite into
+ * the page cache and nothing more (everysec's sync is the flusher's, a
+ * second later): the worker writes it itself when none is under way, as
+ * Redis's beforeSleep writes its AOF buffer, and spares the flusher's two
+ * wake-ups a pass. When a round is under way already, its end starts the
+ * next (the flusher loops while records are buffered; a session or worker
+ * that led it signals the flusher). */
 void journal_commit(struct journal *j, uint64_t seq)
 {
     if (atomic_load(&j->durable_seq) >= seq)
         return;
+    STORE_ASSERT_NOT_HELD(j->store);
     pthread_mutex_lock(&j->lock);
+    if (j->fsync != JOURNAL_FSYNC_ALWAYS && !j->stopping)
+        (void)lead_while_idle_locked(j, seq);
     if (atomic_load(&j->durable_seq) < seq && !j->broken && !j->flushing)
         pthread_cond_signal(&j->work);
     pthread_mutex_unlock(&j->lock);
