@@ -71,9 +71,35 @@ case_held_costs_no_epoll_ctl() {
     expect_match "epoll_ctl count: 4000 ADDs, all answered" \
         "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^4000,4000$'
     stop_server "$SRV_PID"
-    count=$(cat "$TEST_TMP/epoll_ctl" 2>/dev/null)
+    count=$(cut -d' ' -f1 "$TEST_TMP/epoll_ctl" 2>/dev/null)
     check "held replies cost no epoll_ctl per request (${count:-no count} for 4000 ADDs on 20 connections)" \
         test "${count:-999999}" -lt 400
+}
+
+# One poll a request: with --fsync everysec the worker writes the pass's
+# records itself (journal_commit), and the held replies leave in the same
+# pass: 2000 ADDs one at a time on one connection cost about 2000
+# epoll_wait calls (the poll that finds each). With the commit at a lower
+# priority than the connections' events each pass polled twice more, 3
+# a request. The same LD_PRELOAD wrapper, so only with the plain build.
+case_one_poll_a_request() {
+    local so=${BUILD:-build}/tests/count-epoll-ctl.so waits out
+    if [[ "$BIN" != bin || ! -f "$so" ]]; then
+        ok "# SKIP epoll_wait count: plain build only (BIN=$BIN)"
+        return
+    fi
+    rm -f "$J"
+    LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
+        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
+        --fsync everysec || return
+    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 1 -P 1 --mix 1:0:0 \
+          -n 2000 --keys 1000000000 --csv 2>&1)
+    expect_match "epoll_wait count: 2000 ADDs, all answered" \
+        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
+    stop_server "$SRV_PID"
+    waits=$(cut -d' ' -f2 "$TEST_TMP/epoll_ctl" 2>/dev/null)
+    check "everysec, one connection: one poll a request (${waits:-no count} for 2000 ADDs)" \
+        test "${waits:-999999}" -lt 3000
 }
 
 # Requests, and the idle time-out, that reach a connection while its
@@ -205,5 +231,6 @@ case_worker_answers_during_round
 case_compact_does_not_block_worker
 case_vanish_while_held
 case_held_costs_no_epoll_ctl
+case_one_poll_a_request
 case_more_while_held
 finish

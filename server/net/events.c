@@ -43,11 +43,6 @@ struct worker {
     struct event *round_ev;     /* runs the round after the pass's reads */
 };
 
-/* Event priorities: the connections' events in the middle (libevent's
- * default), the journal's commit after every one of them. */
-#define PRIO_LEVELS 3
-#define PRIO_COMMIT 2
-
 static struct worker *workers;
 static int nworkers;
 static int next_worker;         /* round robin; the listener's thread only */
@@ -101,8 +96,10 @@ void events_round_add(struct econn *c)
 
     if (!w->round) {
         w->round_tail = &w->round;
-        /* Same priority as the connections' events: it runs in this pass,
-         * after the reads the poll found, before the next poll. */
+        /* One priority for every event, and libevent runs the active
+         * ones in the order they became so, those made active meanwhile
+         * too: the round runs in this pass, after the reads the poll
+         * found, before the next poll. */
         event_active(w->round_ev, EV_READ, 0);
     }
     c->round_next = NULL;
@@ -145,13 +142,17 @@ void events_commit_soon(struct worker *w, uint64_t seq)
     event_active(w->commit, EV_READ, 0);
 }
 
-/* Group commit once the pass is over (Redis's beforeSleep): when every
- * connection ready in this pass has been answered, the worker asks for the
- * records its waiting replies need (journal_commit): the flusher writes
- * and syncs them in one round, with the other worker's records appended
- * meanwhile, and never on this thread, so the worker goes on answering
- * its other connections. The round's end wakes the waiting connections
- * (journal_wait_async's notify). */
+/* Group commit once the pass is over (Redis's beforeSleep): made active
+ * by the first reply held for the journal, so after the pass's reads and
+ * the round that answered them, the worker asks for the records its
+ * waiting replies need (journal_commit): the flusher writes and syncs them
+ * in one round with --fsync always, with the other worker's records
+ * appended meanwhile, and the worker writes them itself with everysec and
+ * no. The round's end wakes the waiting connections (journal_wait_async's
+ * notify), whose on_journal runs in this pass too when this worker wrote
+ * them. A lower priority for the commit would cost each pass two polls
+ * more: one connection paid 6 system calls a request against 4 (perf
+ * stat, 2026-11-26; test-journal-events.sh case_one_poll_a_request). */
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
@@ -184,10 +185,10 @@ static int worker_init(struct worker *w)
         return -rc;
     session_pool_init(&w->pool, SESSION_POOL_SPARE);
     w->base = event_base_new();
-    if (!w->base || event_base_priority_init(w->base, PRIO_LEVELS))
+    if (!w->base)
         return -ENOMEM;
     w->commit = event_new(w->base, -1, 0, commit_cb, w);
-    if (!w->commit || event_priority_set(w->commit, PRIO_COMMIT))
+    if (!w->commit)
         return -ENOMEM;
     w->round_ev = event_new(w->base, -1, 0, round_cb, w);
     if (!w->round_ev)
