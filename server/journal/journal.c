@@ -7,9 +7,11 @@
  * Appending (under the store lock) only copies bytes into the active
  * buffer. A round swaps buffers under j->lock, then writes and syncs with
  * no lock held, then publishes what is now durable and wakes the waiters;
- * a session in journal_wait leads it, or the flusher thread, which also
- * runs everysec's sync and reserves space, after a round, with none under
- * way. Space is reserved ahead past the last record, a chunk at a time: a
+ * a session in journal_wait leads it, an event worker whose pass ends
+ * (everysec, no: a write only), or the flusher thread. After a round of
+ * its own, with none under way, the flusher reserves space; it runs
+ * everysec's sync after one too, while others' rounds may go on writing.
+ * Space is reserved ahead past the last record, a chunk at a time: a
  * record is accepted only into space the file system has already given,
  * so a full disk refuses a mutation before it is applied rather than
  * after it was acknowledged.
