@@ -219,15 +219,17 @@ case_nolock() {
 
 # ---- a full disk ---------------------------------------------------------------
 
-# On a 1 MB tmpfs (tests/lib/journal.sh's mount_full), with the policy $1:
+# On a 1 MB tmpfs (tests/lib/journal.sh's mount_full), with the policy $1
+# and the I/O model $2 (threads when not given):
 # always reserves the journal's space by writing zeros, the others with
 # fallocate (journal.c, journal_reserve_chunk); both halve a chunk the
 # disk has no room for.
 case_disk_full() {
-    local mnt pol=$1
-    mount_full "disk full ($pol)" || return
+    local mnt pol=$1 io=${2:-threads} l="disk full ($1${2:+, $2})"
+    mount_full "$l" || return
     mnt=$FULL_MNT
-    start_server fine --journal "$mnt/j" --fsync "$pol" || { unmount_full; return; }
+    SSN_IO=$io start_server fine --journal "$mnt/j" --fsync "$pol" ||
+        { unmount_full; return; }
     dd if=/dev/zero of="$mnt/filler" bs=4k status=none 2>/dev/null
     # More than the space reserved before the filler took the rest: the
     # journal reserves up to 1 MB ahead, half the disk here.
@@ -242,23 +244,23 @@ case_disk_full() {
     errs=$(grep -c '^Error: journal write failed: No space left on device$' "$TEST_TMP/full.out")
     other=$(grep -vc -e '^OK$' -e '^Error: journal write failed' -e '^Bye$' \
             "$TEST_TMP/full.out")
-    expect_eq "disk full ($pol): every ADD answered, OK or the journal's error" \
+    expect_eq "$l: every ADD answered, OK or the journal's error" \
         "$((oks + errs)):$other" "$n:0"
-    check "disk full ($pol): some ADDs refused ($oks OK, $errs refused)" test "$errs" -gt 0
+    check "$l: some ADDs refused ($oks OK, $errs refused)" test "$errs" -gt 0
     # The journal's space is reserved a chunk at a time, halved when the
     # disk has less: on this 1 MB disk it got some, so some ADDs went in.
-    check "disk full ($pol): some ADDs acknowledged before it filled" test "$oks" -gt 0
-    expect_eq "disk full ($pol): reads still work, and only acknowledged ADDs are there" \
+    check "$l: some ADDs acknowledged before it filled" test "$oks" -gt 0
+    expect_eq "$l: reads still work, and only acknowledged ADDs are there" \
         "$(ask "$SRV_PORT" 'COUNT\n')" "$oks"
     rm -f "$mnt/filler"
-    expect_eq "disk full ($pol): writes work again once there is room" \
+    expect_eq "$l: writes work again once there is room" \
         "$(ask "$SRV_PORT" 'ADD Again Ok 1 111-11-1111\n')" OK
-    restart fine --journal "$mnt/j" --fsync "$pol"
-    expect_eq "disk full ($pol): after a restart, exactly the acknowledged ADDs" \
+    SSN_IO=$io restart fine --journal "$mnt/j" --fsync "$pol"
+    expect_eq "$l: after a restart, exactly the acknowledged ADDs" \
         "$(ask "$SRV_PORT" 'COUNT\n')" "$((oks + 1))"
     stop_server "$SRV_PID"
     unmount_full
-    check "disk full ($pol): the tmpfs is unmounted" test ! -e "$mnt"
+    check "$l: the tmpfs is unmounted" test ! -e "$mnt"
 }
 
 case_restart_keeps
@@ -273,4 +275,5 @@ case_foreign
 case_nolock
 case_disk_full always
 case_disk_full everysec
+case_disk_full everysec events
 finish
