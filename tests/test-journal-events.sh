@@ -49,31 +49,42 @@ case_vanish_while_held() {
     expect_eq "clients gone while held: a clean exit" "$STOP_RC" 0
 }
 
+# counted_adds LABEL FSYNC CONNS N: one worker, the journal with FSYNC, N
+# ADDs of fresh keys one in flight on each of CONNS connections, under the
+# LD_PRELOAD wrapper that counts the server's epoll_ctl and epoll_wait
+# calls (tests/count_epoll_ctl.c): only with the plain build, as a
+# sanitizer's runtime must come first. Sets CTLS and WAITS; returns 1
+# (having said SKIP or why) when there is nothing to count.
+counted_adds() {
+    local label=$1 fsync=$2 conns=$3 n=$4 out
+    local so=${BUILD:-build}/tests/count-epoll-ctl.so
+    CTLS="" WAITS=""
+    if [[ "$BIN" != bin || ! -f "$so" ]]; then
+        ok "# SKIP $label: plain build only (BIN=$BIN)"
+        return 1
+    fi
+    rm -f "$J"
+    LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
+        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
+        --fsync "$fsync" || return 1
+    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c "$conns" -P 1 \
+          --mix 1:0:0 -n "$n" --keys 1000000000 --csv 2>&1)
+    expect_match "$label: $n ADDs, all answered" \
+        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" "^$n,$n\$"
+    stop_server "$SRV_PID"
+    read -r CTLS WAITS < "$TEST_TMP/epoll_ctl"
+}
+
 # A connection whose replies wait for the journal keeps its socket armed
 # for reading: with one request in flight the client sends nothing more
 # until answered, so holding and releasing it costs no epoll_ctl. Stopping
 # and restarting the read event for each ADD cost two (with --fsync always
 # a third of the server's system calls, and a quarter of its rate with one
-# worker, when it was measured). Counted by an LD_PRELOAD wrapper, so only
-# with the plain build (a sanitizer's runtime must come first).
+# worker, when it was measured).
 case_held_costs_no_epoll_ctl() {
-    local so=${BUILD:-build}/tests/count-epoll-ctl.so count out
-    if [[ "$BIN" != bin || ! -f "$so" ]]; then
-        ok "# SKIP epoll_ctl count: plain build only (BIN=$BIN)"
-        return
-    fi
-    rm -f "$J"
-    LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
-        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
-        --fsync always || return
-    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 20 -P 1 --mix 1:0:0 \
-          -n 4000 --keys 1000000000 --csv 2>&1)
-    expect_match "epoll_ctl count: 4000 ADDs, all answered" \
-        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^4000,4000$'
-    stop_server "$SRV_PID"
-    count=$(cut -d' ' -f1 "$TEST_TMP/epoll_ctl" 2>/dev/null)
-    check "held replies cost no epoll_ctl per request (${count:-no count} for 4000 ADDs on 20 connections)" \
-        test "${count:-999999}" -lt 400
+    counted_adds "epoll_ctl count" always 20 4000 || return
+    check "held replies cost no epoll_ctl per request (${CTLS:-no count} for 4000 ADDs on 20 connections)" \
+        test "${CTLS:-999999}" -lt 400
 }
 
 # One poll a request: with --fsync everysec the worker writes the pass's
@@ -81,25 +92,11 @@ case_held_costs_no_epoll_ctl() {
 # pass: 2000 ADDs one at a time on one connection cost about 2000
 # epoll_wait calls (the poll that finds each). With the commit at a lower
 # priority than the connections' events each pass polled twice more, 3
-# a request. The same LD_PRELOAD wrapper, so only with the plain build.
+# a request.
 case_one_poll_a_request() {
-    local so=${BUILD:-build}/tests/count-epoll-ctl.so waits out
-    if [[ "$BIN" != bin || ! -f "$so" ]]; then
-        ok "# SKIP epoll_wait count: plain build only (BIN=$BIN)"
-        return
-    fi
-    rm -f "$J"
-    LD_PRELOAD=$PWD/$so SSN_COUNT_EPOLL_CTL=$TEST_TMP/epoll_ctl \
-        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
-        --fsync everysec || return
-    out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 1 -P 1 --mix 1:0:0 \
-          -n 2000 --keys 1000000000 --csv 2>&1)
-    expect_match "epoll_wait count: 2000 ADDs, all answered" \
-        "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
-    stop_server "$SRV_PID"
-    waits=$(cut -d' ' -f2 "$TEST_TMP/epoll_ctl" 2>/dev/null)
-    check "everysec, one connection: one poll a request (${waits:-no count} for 2000 ADDs)" \
-        test "${waits:-999999}" -lt 3000
+    counted_adds "epoll_wait count" everysec 1 2000 || return
+    check "everysec, one connection: one poll a request (${WAITS:-no count} for 2000 ADDs)" \
+        test "${WAITS:-999999}" -lt 3000
 }
 
 # Requests, and the idle time-out, that reach a connection while its
