@@ -393,6 +393,55 @@ START_TEST(test_append_during_a_compaction_takes_the_journal_lock)
 }
 END_TEST
 
+/* An appender's first look for room (journal_reserve_locked), before the
+ * mutation: under the store lock alone, with no lock of the journal's
+ * while no compaction runs. */
+static void *reserve_one(void *arg)
+{
+    struct appender *a = arg;
+
+    store_lock(&st);
+    atomic_store(&a->started, 1);
+    a->seq = (uint64_t)journal_reserve_locked(jr);  /* 0: room */
+    store_unlock(&st);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+START_TEST(test_reserve_needs_no_journal_lock)
+{
+    struct appender a = { .started = 0, .done = 0 };
+
+    pthread_mutex_lock(&jr->lock);
+    pthread_mutex_lock(&jr->alock);
+    ck_assert_int_eq(pthread_create(&a.t, NULL, reserve_one, &a), 0);
+    int ended = ends_within(&a, 5000);
+    pthread_mutex_unlock(&jr->alock);
+    pthread_mutex_unlock(&jr->lock);
+    pthread_join(a.t, NULL);
+    ck_assert_msg(ended, "the look for room waited for a journal lock");
+    ck_assert_uint_eq(a.seq, 0);
+}
+END_TEST
+
+/* While a compaction runs its switch moves the ends under journal->lock:
+ * the look for room waits for it (the flag stands for a compaction). */
+START_TEST(test_reserve_during_a_compaction_takes_the_journal_lock)
+{
+    struct appender a = { .started = 0, .done = 0 };
+
+    pthread_mutex_lock(&jr->lock);
+    atomic_store(&jr->compact_busy, 1);
+    ck_assert_int_eq(pthread_create(&a.t, NULL, reserve_one, &a), 0);
+    int ended = ends_within(&a, 200);
+    atomic_store(&jr->compact_busy, 0);
+    pthread_mutex_unlock(&jr->lock);
+    pthread_join(a.t, NULL);
+    ck_assert_msg(!ended, "the look for room did not wait for journal->lock");
+    ck_assert_uint_eq(a.seq, 0);
+}
+END_TEST
+
 static Suite *journal_reply_suite(void)
 {
     Suite *s = suite_create("journal_reply");
@@ -411,6 +460,8 @@ static Suite *journal_reply_suite(void)
     tcase_add_test(tc, test_lead_of_a_failed_round);
     tcase_add_test(tc, test_append_needs_no_journal_lock);
     tcase_add_test(tc, test_append_during_a_compaction_takes_the_journal_lock);
+    tcase_add_test(tc, test_reserve_needs_no_journal_lock);
+    tcase_add_test(tc, test_reserve_during_a_compaction_takes_the_journal_lock);
     suite_add_tcase(s, tc);
     return s;
 }

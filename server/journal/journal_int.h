@@ -87,7 +87,9 @@ struct journal {
      * bytes, live_bytes and compact_due; it is taken alone by an appender
      * while no compaction runs (compact_busy clear), else after j->lock,
      * and by the others after j->lock. The fields an appender reads that
-     * others write under j->lock alone are atomic. */
+     * others write under j->lock alone are atomic; so are those its first
+     * look for room reads under no lock of the journal's
+     * (journal_reserve_locked). */
     pthread_mutex_t alock;
     atomic_int compact_busy;    /* a compaction from its start (under the
                                    store lock) until its state is IDLE
@@ -97,7 +99,9 @@ struct journal {
     pthread_cond_t compact_work;    /* wakes the compactor */
     pthread_cond_t progress;    /* broadcast: durable, room or space moved */
     struct jbuf buf[2];
-    int active;                 /* the buffer appends go into */
+    atomic_int active;          /* the buffer appends go into: changed
+                                   under both locks, read by an appender
+                                   looking for room under neither */
     uint64_t appended_seq;      /* the last record appended */
     uint64_t written_seq;       /* the last record written */
     uint64_t synced_seq;        /* the last record synced */
