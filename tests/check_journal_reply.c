@@ -374,20 +374,29 @@ START_TEST(test_append_needs_no_journal_lock)
 }
 END_TEST
 
+/* Whether fn, run on a thread of its own as a compaction runs (the flag
+ * stands for one) and journal->lock is held, ends within 200 ms; the
+ * thread is joined. */
+static int ends_while_compacting(void *(*fn)(void *), struct appender *a)
+{
+    pthread_mutex_lock(&jr->lock);
+    atomic_store(&jr->compact_busy, 1);
+    ck_assert_int_eq(pthread_create(&a->t, NULL, fn, a), 0);
+    int ended = ends_within(a, 200);
+    atomic_store(&jr->compact_busy, 0);
+    pthread_mutex_unlock(&jr->lock);
+    pthread_join(a->t, NULL);
+    return ended;
+}
+
 /* While a compaction runs its state is journal->lock's: the append waits
- * for it (the flag stands for a compaction here). */
+ * for it. */
 START_TEST(test_append_during_a_compaction_takes_the_journal_lock)
 {
     struct appender a = { .started = 0, .done = 0 };
 
-    pthread_mutex_lock(&jr->lock);
-    atomic_store(&jr->compact_busy, 1);
-    ck_assert_int_eq(pthread_create(&a.t, NULL, append_one, &a), 0);
-    int ended = ends_within(&a, 200);
-    atomic_store(&jr->compact_busy, 0);
-    pthread_mutex_unlock(&jr->lock);
-    pthread_join(a.t, NULL);
-    ck_assert_msg(!ended, "the append did not wait for journal->lock");
+    ck_assert_msg(!ends_while_compacting(append_one, &a),
+                  "the append did not wait for journal->lock");
     ck_assert_uint_gt(a.seq, 0);
     ck_assert_int_eq(journal_wait(jr, a.seq), 0);
 }
@@ -425,19 +434,13 @@ START_TEST(test_reserve_needs_no_journal_lock)
 END_TEST
 
 /* While a compaction runs its switch moves the ends under journal->lock:
- * the look for room waits for it (the flag stands for a compaction). */
+ * the look for room waits for it. */
 START_TEST(test_reserve_during_a_compaction_takes_the_journal_lock)
 {
     struct appender a = { .started = 0, .done = 0 };
 
-    pthread_mutex_lock(&jr->lock);
-    atomic_store(&jr->compact_busy, 1);
-    ck_assert_int_eq(pthread_create(&a.t, NULL, reserve_one, &a), 0);
-    int ended = ends_within(&a, 200);
-    atomic_store(&jr->compact_busy, 0);
-    pthread_mutex_unlock(&jr->lock);
-    pthread_join(a.t, NULL);
-    ck_assert_msg(!ended, "the look for room did not wait for journal->lock");
+    ck_assert_msg(!ends_while_compacting(reserve_one, &a),
+                  "the look for room did not wait for journal->lock");
     ck_assert_uint_eq(a.seq, 0);
 }
 END_TEST
