@@ -330,7 +330,7 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         on_linger(c, what);
         return;
     }
-    if (c->in_round)
+    if (c->round_pp)
         return;                         /* its round comes first */
     if (c->hold_seq || c->q.bytes ||    /* more, or a timeout, while */
         session_waiting(s) != SESSION_RUNS) {   /* replies or a request */

@@ -53,7 +53,8 @@ struct econn {
     int begin_error;            /* -errno when the session could not begin */
     struct econn *prev, *next;  /* the worker's list; its thread only */
     struct econn *round_next;   /* the worker's round (events_round_add) */
-    int in_round;               /* ... which c is in, its bytes unanswered */
+    struct econn **round_pp;    /* ... the pointer to c in it, NULL when c
+                                   is in none: its bytes unanswered */
 };
 
 struct session_io;

@@ -31,7 +31,7 @@ void econn_round_run(struct econn *list)
     /* Out of the round first, all of them: only its own settle closes a
      * connection, and none may then be left on a list. */
     for (struct econn *k = list; k; k = k->round_next)
-        k->in_round = 0;
+        k->round_pp = NULL;
     while (list) {
         int n = 0;
         while (list && n < SESSION_ROUND_MAX) {

@@ -103,26 +103,27 @@ void events_round_add(struct econn *c)
         event_active(w->round_ev, EV_READ, 0);
     }
     c->round_next = NULL;
-    c->in_round = 1;
+    c->round_pp = w->round_tail;
     *w->round_tail = c;
     w->round_tail = &c->round_next;
 }
 
+/* c out of the round it waits in, in constant time: closing a pass's
+ * connections one by one costs no walk along the others. A round under
+ * way has taken its own off first (econn_round_run). */
 void events_round_forget(struct econn *c)
 {
     struct worker *w = c->w;
-    struct econn **pp = &w->round;
 
-    if (!c->in_round)
+    if (!c->round_pp)
         return;
-    while (*pp && *pp != c)
-        pp = &(*pp)->round_next;
-    assert(*pp);                /* a round under way has taken its own
-                                   off (econn_round_run) */
-    *pp = c->round_next;
-    if (w->round_tail == &c->round_next)
-        w->round_tail = pp;
-    c->in_round = 0;
+    assert(*c->round_pp == c);
+    *c->round_pp = c->round_next;
+    if (c->round_next)
+        c->round_next->round_pp = c->round_pp;
+    else
+        w->round_tail = c->round_pp;
+    c->round_pp = NULL;
 }
 
 static void round_cb(evutil_socket_t fd, short what, void *arg)
