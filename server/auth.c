@@ -127,8 +127,13 @@ int cmd_auth(struct session *s, const char *secret, size_t len)
         reply_puts(s, "Error: no password is set\n");
         return 0;
     }
+    struct digest *d = session_digest(s);
+    if (!d) {
+        reply_puts(s, "Error: out of memory\n");
+        return 0;
+    }
     wait = auth_source_delay(s->peer, now);
-    s->auth_right = server_password_ok(s->digest, secret, len);
+    s->auth_right = server_password_ok(d, secret, len);
     if (!s->auth_right) {
         uint64_t own = failed(s, now);
         wait = own > wait ? own : wait;

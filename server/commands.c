@@ -141,9 +141,9 @@ static int digest_one(const struct entry *e, void *arg)
 }
 
 /* Hashes the whole store into hex; the caller holds the store. */
-static int digest_locked(struct session *s, char *hex)
+static int digest_locked(struct session *s, struct digest *d, char *hex)
 {
-    struct digest_walk w = { .d = s->digest, .len = 0 };
+    struct digest_walk w = { .d = d, .len = 0 };
     int rc = digest_begin(w.d);
 
     if (rc == 0) {
@@ -165,12 +165,17 @@ static void cmd_digest(struct session *s)
 {
     struct store *st = s->store;
     char hex[DIGEST_HEX_LEN + 1];
+    struct digest *d = session_digest(s);       /* before the lock */
     int rc = 0;
 
+    if (!d) {
+        reply_puts(s, "Error: out of memory\n");
+        return;
+    }
     if (cmd_store_enter(s, STORE_READ))
         return;
     if (!st->digest_valid || st->digest_version != st->version) {
-        rc = digest_locked(s, st->digest_hex);
+        rc = digest_locked(s, d, st->digest_hex);
         st->digest_valid = rc == 0;
         st->digest_version = st->version;
     }

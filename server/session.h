@@ -57,6 +57,9 @@ struct listing;
 struct session_pool {
     struct bufpool line;        /* input: LR_BUF_SIZE bytes each */
     struct bufpool reply;       /* replies: SESSION_OUT_INITIAL bytes each */
+    struct digest *digest;      /* the SHA-256 context its sessions share
+                                   (session_digest); NULL until one needs
+                                   it */
 };
 
 /* The driver's side.
@@ -104,7 +107,8 @@ struct session {
     int begun;                  /* the policy's session_begin ran */
     int auth_failures;          /* wrong AUTHs on this connection */
     int auth_right;             /* the AUTH waiting to be answered was */
-    char peer[64];              /* the client's address, for the log */
+    const char *peer;           /* the client's address, for the log: its
+                                   connection's, which outlives it */
     struct telnet tn;           /* telnet commands taken out of the input */
     struct linereader in;       /* bytes received, split into requests;
                                    its buffer borrowed (session_pool) */
@@ -118,7 +122,8 @@ struct session {
                                    ended (the driver logs and counts it) */
     int send_error;             /* the -errno of the send that failed (the
                                    session ended), else 0 */
-    struct digest *digest;      /* this session's own SHA-256 context */
+    struct digest *digest;      /* its own SHA-256 context, made when first
+                                   needed, when it has no pool (session_digest) */
     struct person req;          /* the current request's fields */
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
@@ -149,7 +154,7 @@ struct session {
                                        today), for op_leave */
 };
 
-/* NULL when memory or a digest context cannot be had. */
+/* NULL when memory cannot be had. */
 struct session *session_new(struct store *st, const struct session_io *io,
                             int quiet);
 void session_free(struct session *s);
@@ -191,6 +196,11 @@ int session_release(struct session *s);
 
 /* Sessions given p borrow from it (on p's thread only); NULL: malloc. */
 void session_set_pool(struct session *s, struct session_pool *p);
+
+/* The SHA-256 context s may use now (its pool's, else its own), made on
+ * first use; NULL when memory cannot be had. Not under the store lock:
+ * it may allocate. */
+struct digest *session_digest(struct session *s);
 
 /* An empty pool: keeps up to spare buffers of each kind (<=
  * BUFPOOL_MAX_SPARE). session_pool_destroy frees the spares; every session
@@ -276,7 +286,8 @@ int session_flush(struct session *s);
  * per request, as the thread-per-connection lessons measure. */
 void session_set_batch(struct session *s, int n);
 
-/* Names the client in the log ("[addr]:port"; "stdin" by default). */
+/* Names the client in the log ("[addr]:port"; "stdin" by default): peer
+ * is kept, not copied, and must outlive s (its struct conn's). */
 void session_set_peer(struct session *s, const char *peer);
 
 /* The most bytes of replies the session may hold unsent (0: no limit). A

@@ -79,10 +79,25 @@ void session_pool_init(struct session_pool *p, int spare)
 {
     bufpool_init(&p->line, LR_BUF_SIZE, spare);
     bufpool_init(&p->reply, SESSION_OUT_INITIAL, spare);
+    p->digest = NULL;
 }
 
 void session_pool_destroy(struct session_pool *p)
 {
     bufpool_destroy(&p->line);
     bufpool_destroy(&p->reply);
+    digest_free(p->digest);
+    p->digest = NULL;
+}
+
+/* A SHA-256 context is needed by AUTH and DIGEST only, so an idle
+ * connection holds none: its pool's (one per event worker, used by one
+ * request at a time on that thread), or one of its own made now. */
+struct digest *session_digest(struct session *s)
+{
+    struct digest **d = s->pool ? &s->pool->digest : &s->digest;
+
+    if (!*d)
+        *d = digest_new();
+    return *d;
 }

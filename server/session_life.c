@@ -2,7 +2,6 @@
  * buffers given back wiped: they held SSNs and passwords), begun and ended through
  * the lock policy's hooks, admitted after AUTH, and its settings. */
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
@@ -23,15 +22,10 @@ struct session *session_new(struct store *st, const struct session_io *io,
     s->io = *io;
     s->quiet = quiet;
     s->authed = !srv.auth_required;
-    snprintf(s->peer, sizeof(s->peer), "stdin");
+    s->peer = "stdin";
     telnet_init(&s->tn);
     lr_init(&s->in, PROTO_MAX_LINE);
     ob_init(&s->out, 0);                /* allocates nothing */
-    s->digest = digest_new();
-    if (!s->digest) {
-        free(s);
-        return NULL;
-    }
     return s;
 }
 
@@ -91,7 +85,7 @@ int session_admit(struct session *s)
 
 void session_set_peer(struct session *s, const char *peer)
 {
-    snprintf(s->peer, sizeof(s->peer), "%s", peer);
+    s->peer = peer;
 }
 
 void session_set_batch(struct session *s, int n)

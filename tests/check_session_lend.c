@@ -2,7 +2,9 @@
  * (server/session_bufs.c): taken from its pool when bytes come, given back
  * by session_release only when nothing needs them (no input buffered, no
  * reply unsent, no request waiting), reused by the next request without
- * allocating, and wiped on the way back, session_free included.
+ * allocating, and wiped on the way back, session_free included. The
+ * SHA-256 context is the pool's, made by the first DIGEST or AUTH; a
+ * session without a pool makes its own then.
  */
 #include <string.h>
 #include "suites.h"
@@ -125,6 +127,44 @@ START_TEST(test_session_lend_free_wipes)
 }
 END_TEST
 
+/* No digest context until one is needed, then the pool's, shared: none of
+ * the session's own. */
+START_TEST(test_session_lend_digest_is_the_pools)
+{
+    ck_assert_ptr_null(pool.digest);
+    ck_assert_str_eq(talk("ADD a b 1 123-45-6789\nCOUNT\n"), "OK\n1\n");
+    ck_assert_ptr_null(pool.digest);
+    ck_assert_ptr_null(sess->digest);
+    const char *r = talk("DIGEST\n");
+    ck_assert_uint_eq(strlen(r), DIGEST_HEX_LEN + 1);
+    ck_assert_ptr_nonnull(pool.digest);
+    ck_assert_ptr_null(sess->digest);
+    struct digest *d = pool.digest;
+    ck_assert_int_eq(digest_hex(d, "pw", 2, srv.password_hex), 0);
+    srv.auth_required = 1;              /* AUTH takes the same one */
+    ck_assert_str_eq(talk("AUTH pw\n"), "OK\n");
+    ck_assert_ptr_eq(pool.digest, d);
+    ck_assert_ptr_null(sess->digest);
+}
+END_TEST
+
+/* Without a pool (a thread per connection) the session makes its own on
+ * first use, and keeps it. */
+START_TEST(test_session_lend_digest_without_pool)
+{
+    session_set_pool(sess, NULL);
+    ck_assert_ptr_null(sess->digest);
+    talk("COUNT\n");
+    ck_assert_ptr_null(sess->digest);
+    talk("DIGEST\n");
+    struct digest *d = sess->digest;
+    ck_assert_ptr_nonnull(d);
+    talk("DIGEST\n");
+    ck_assert_ptr_eq(sess->digest, d);
+    ck_assert_ptr_null(pool.digest);
+}
+END_TEST
+
 static Suite *session_lend_suite(void)
 {
     Suite *s = suite_create("session_lend");
@@ -136,6 +176,8 @@ static Suite *session_lend_suite(void)
     tcase_add_test(core, test_session_lend_keeps_unsent_replies);
     tcase_add_test(core, test_session_lend_keeps_while_waiting);
     tcase_add_test(core, test_session_lend_free_wipes);
+    tcase_add_test(core, test_session_lend_digest_is_the_pools);
+    tcase_add_test(core, test_session_lend_digest_without_pool);
     suite_add_tcase(s, core);
     return s;
 }

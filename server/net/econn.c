@@ -31,6 +31,26 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
     return seconds ? tv : NULL;
 }
 
+/* An idle connection holds two events, rev and wev: the fd-less ones (its
+ * turn granted, going on later, the journal's word) are made when first
+ * needed, on c's worker's thread, before anything that may activate them
+ * from another thread is registered; then kept. 0, or -ENOMEM. */
+static int need_ev(struct econn *c, struct event **ev, event_callback_fn cb)
+{
+    if (!*ev)
+        *ev = event_new(event_get_base(c->rev), -1, 0, cb, c);
+    return *ev ? 0 : -ENOMEM;
+}
+
+static void on_granted(evutil_socket_t fd, short what, void *arg);
+static void on_more(evutil_socket_t fd, short what, void *arg);
+static void on_journal(evutil_socket_t fd, short what, void *arg);
+
+int econn_need_granted(struct econn *c)
+{
+    return need_ev(c, &c->granted, on_granted);
+}
+
 struct econn *econn_new(struct worker *w, int fd, const char *peer)
 {
     struct econn *c = calloc(1, sizeof(*c));
@@ -48,7 +68,7 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
     }
     session_set_output_limit(c->conn.session, srv.opt.max_output);
     session_set_batch(c->conn.session, srv.opt.batch - 1);
-    session_set_peer(c->conn.session, peer);
+    session_set_peer(c->conn.session, c->conn.peer);
     c->w = w;
     outq_init(&c->q, &c->conn);
     conns_register(&c->conn);
@@ -174,11 +194,16 @@ static void begin_closing(struct econn *c)
 
 /* The journal's answer for the record the queue is held for: 0 when it is
  * durable (the hold is over), -EAGAIN when c waits for it (queued with the
- * journal; on_journal comes back), -EIO when it never will be. */
+ * journal; on_journal comes back), -EIO when it never will be, -ENOMEM
+ * when c cannot wait. */
 static int hold_over(struct econn *c)
 {
     struct journal *j = c->conn.session->store->journal;
-    int rc = journal_wait_async(j, &c->jwaiter, c->hold_seq);
+    int rc = need_ev(c, &c->journal_ev, on_journal);
+
+    if (rc)
+        return rc;
+    rc = journal_wait_async(j, &c->jwaiter, c->hold_seq);
 
     if (rc == -EAGAIN) {
         events_commit_soon(c->w, c->hold_seq);
@@ -190,8 +215,19 @@ static int hold_over(struct econn *c)
     return 0;
 }
 
-/* A request waits for the clock (a wrong AUTH's delay): reading stops,
- * and the more timer runs it on at s->wait_until. */
+/* Reading stops, and the more timer runs c on after tv. */
+static void more_after(struct econn *c, const struct timeval *tv)
+{
+    if (need_ev(c, &c->more, on_more)) {
+        econn_close(c);                 /* it could never go on */
+        return;
+    }
+    read_off(c);
+    event_add(c->more, tv);
+}
+
+/* A request waits for the clock (a wrong AUTH's delay): the more timer
+ * runs it on at s->wait_until. */
 static void wait_timer(struct econn *c)
 {
     uint64_t now = time_now_ns(), until = c->conn.session->wait_until;
@@ -199,8 +235,7 @@ static void wait_timer(struct econn *c)
     struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
                           .tv_usec = (suseconds_t)(us % 1000000) };
 
-    read_off(c);
-    event_add(c->more, &tv);
+    more_after(c, &tv);
 }
 
 /* After a slice of requests, and after each thing the connection waited
@@ -236,6 +271,9 @@ void econn_settle(struct econn *c, int more)
     if (c->state == ECONN_CLOSING) {
         begin_linger(c);
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
+               need_ev(c, &c->journal_ev, on_journal)) {
+        econn_close(c);                 /* it could never be answered */
+    } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
                journal_compact_wait_async(s->store->journal, &c->cwaiter,
                                           s->compact_gen) == -EAGAIN) {
         return;                         /* on_journal comes back */
@@ -246,7 +284,6 @@ void econn_settle(struct econn *c, int more)
     } else if (more || session_waiting(s) != SESSION_RUNS) {
         static const struct timeval now = { 0, 0 };
         static const struct timeval poll = { 0, ECONN_TRACE_POLL_US };
-        read_off(c);
         /* The worker's other clients first, then the rest. A timer, not
          * event_active: an active event would run again in this same
          * pass of the loop, before the loop polls the sockets; an expired
@@ -254,8 +291,8 @@ void econn_settle(struct econn *c, int more)
          * file is asked after every few milliseconds instead: a waiter
          * list the writer would wake, and a closing connection leave,
          * is not worth it for an operator's request. */
-        event_add(c->more, session_waiting(s) == SESSION_WAITS_TRACE
-                           ? &poll : &now);
+        more_after(c, session_waiting(s) == SESSION_WAITS_TRACE
+                      ? &poll : &now);
     } else {
         session_release(s);             /* idle: its buffers go back to
                                            the worker's pool */
@@ -413,21 +450,20 @@ void econn_begin(struct econn *c, struct event_base *base)
 
     c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
     c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
-    c->granted = event_new(base, -1, 0, on_granted, c);
-    c->more = event_new(base, -1, 0, on_more, c);
-    c->journal_ev = event_new(base, -1, 0, on_journal, c);
     c->jwaiter.notify = notify_journal;
     c->jwaiter.arg = c;
     c->cwaiter.notify = notify_journal;
     c->cwaiter.arg = c;
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
-    if (!c->rev || !c->wev || !c->granted || !c->more || !c->journal_ev) {
+    if (!c->rev || !c->wev || econn_need_granted(c)) {
         econn_close(c);
         return;
     }
     int rc = session_begin_nowait(c->conn.session, &c->waiter);
     if (rc == 0) {
+        event_free(c->granted);         /* not parked: made again by */
+        c->granted = NULL;              /* econn_admit if AUTH parks */
         c->state = ECONN_OPEN;
         read_on(c);
     } else if (rc == -EAGAIN) {

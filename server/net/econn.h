@@ -33,8 +33,10 @@ struct econn {
     enum econn_state state;
     struct event *rev;          /* readable (persistent, idle timeout) */
     struct event *wev;          /* writable (persistent, write timeout) */
+    /* The fd-less events below are NULL until first needed (econn.c,
+     * need_ev), so that an idle connection holds two events, not five. */
     struct event *granted;      /* activated when a parked session may begin */
-    struct event *more;         /* activated to go on with buffered requests
+    struct event *more;         /* a timer: go on with buffered requests
                                    after the worker's other clients */
     int reading, writing;       /* rev, wev added */
     struct store_waiter waiter;
@@ -67,6 +69,10 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer);
 
 /* On w's thread: sets up the events and begins the session (or parks). */
 void econn_begin(struct econn *c, struct event_base *base);
+
+/* On c's worker's thread, before c->waiter may be granted: makes the
+ * event the grant activates (idle connections have none). 0 or -ENOMEM. */
+int econn_need_granted(struct econn *c);
 
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);

@@ -148,6 +148,8 @@ static int econn_admit(void *arg)
     struct econn *c = arg;
 
     conns_authed(&c->conn);
+    if (econn_need_granted(c))
+        return -ENOMEM;
     int rc = session_begin_nowait(c->conn.session, &c->waiter);
     if (rc == -EAGAIN)
         c->state = ECONN_PARKED;

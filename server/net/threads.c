@@ -406,7 +406,7 @@ int threads_start(int fd, const char *peer)
     }
     session_set_output_limit(c->session, srv.opt.max_output);
     session_set_batch(c->session, srv.opt.batch - 1);
-    session_set_peer(c->session, peer);
+    session_set_peer(c->session, c->peer);
     set_timeouts(fd);
     conns_register(c);
     rc = pthread_create(&tid, &session_attr, session_thread, c);
