@@ -144,6 +144,60 @@ for mode in fine buffered; do
         "$STOP_RC" 0
 done
 
+# coarse with --io events: B sends 1000 HELPs, AUTH, COUNT and QUIT at
+# once and reads slowly (a 4 kB receive buffer): 778 kB of answers queue
+# for it, then its AUTH parks behind A's session-long lock, answered only
+# once A's QUIT hands the lock over; then COUNT's 0 and Bye.
+if SSN_IO=events start_server coarse --password-file "$PWFILE"; then
+    printf '%s\n' "$HELP_LINES" >"$TEST_TMP/help.txt"
+    timeout 30 python3 - "$SRV_PORT" "$PW" "$TEST_TMP/help.txt" >"$OUT" 2>&1 <<'PY'
+import socket, sys, time
+port, pw, help_text = int(sys.argv[1]), sys.argv[2], open(sys.argv[3], "rb").read()
+a = socket.create_connection(("127.0.0.1", port), timeout=10)
+a.sendall(f"AUTH {pw}\nCOUNT\n".encode())
+got = b""
+while got.count(b"\n") < 2:
+    got += a.recv(4096)
+print("A:", got.decode().replace("\n", " "))
+b = socket.socket()
+b.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+b.settimeout(10)
+b.connect(("127.0.0.1", port))
+b.sendall(b"HELP\n" * 1000 + f"AUTH {pw}\nCOUNT\nQUIT\n".encode())
+want = help_text * 1000
+got = b""
+while len(got) < len(want):
+    time.sleep(0.001)
+    d = b.recv(4096)
+    if not d:
+        break
+    got += d
+print("B's HELPs:", "all" if got == want else f"{len(got)} bytes")
+b.settimeout(0.5)
+try:
+    early = b.recv(4096)
+except socket.timeout:
+    early = b""
+print("B before A's QUIT:", early.decode().replace("\n", " ") or "nothing")
+a.sendall(b"QUIT\n")
+b.settimeout(10)
+got = early
+while not got.endswith(b"Bye\n"):
+    d = b.recv(4096)
+    if not d:
+        break
+    got += d
+print("B after:", got.decode().replace("\n", " "))
+PY
+    expect_eq "coarse, events: a slow reader's AUTH parks behind A's lock after 778 kB of answers, and is answered once A quits" \
+        "$(cat "$OUT")" "A: OK 0 
+B's HELPs: all
+B before A's QUIT: nothing
+B after: OK 0 Bye "
+    stop_server "$SRV_PID"
+    expect_eq "coarse, events: ... and the server stops cleanly" "$STOP_RC" 0
+fi
+
 # ---- AUTH without a password set ---------------------------------------
 if start_server buffered; then
     converse_str "$SRV_PORT" "AUTH $PW\nCOUNT\nDONE\n" "$OUT"

@@ -10,6 +10,7 @@
  * connection when it is (on_journal): the worker never waits for the
  * journal. The send hooks themselves are econn_send.c's.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
 static int need_ev(struct econn *c, struct event **ev, event_callback_fn cb)
 {
     if (!*ev)
-        *ev = event_new(event_get_base(c->rev), -1, 0, cb, c);
+        *ev = event_new(event_get_base(c->ev), -1, 0, cb, c);
     return *ev ? 0 : -ENOMEM;
 }
 
@@ -77,21 +78,36 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
 
 /* ---- reading and writing ------------------------------------------------ */
 
-/* Reading on or off; the read event is added and deleted only when that
- * changes (each is an epoll_ctl). Adding it restarts --timeout. */
+static void on_socket(evutil_socket_t fd, short what, void *arg);
+
+/* A connection reads or waits to write, never both: its one socket event
+ * is set for what it waits for now, and added (an epoll_ctl) only when
+ * that changes. Never while it is added: event_assign's rule. */
+static void watch(struct econn *c, short what, const struct timeval *tv)
+{
+    assert(!c->reading && !c->writing);
+    event_assign(c->ev, event_get_base(c->ev), c->conn.fd,
+                 what | EV_PERSIST, on_socket, c);
+    event_add(c->ev, tv);
+    c->reading = what == EV_READ;
+    c->writing = what == EV_WRITE;
+}
+
+/* Reading on or off. Turning it on restarts --timeout. While c waits to
+ * write it reads nothing (on_read would stop at once): econn_settle
+ * turns reading on once the queue has gone. */
 static void read_on(struct econn *c)
 {
     struct timeval tv;
 
-    if (!c->reading)
-        event_add(c->rev, timeout_of(srv.opt.idle_timeout_s, &tv));
-    c->reading = 1;
+    if (!c->reading && !c->writing)
+        watch(c, EV_READ, timeout_of(srv.opt.idle_timeout_s, &tv));
 }
 
 static void read_off(struct econn *c)
 {
     if (c->reading)
-        event_del(c->rev);
+        event_del(c->ev);
     c->reading = 0;
 }
 
@@ -100,15 +116,15 @@ static void write_on(struct econn *c)
 {
     struct timeval tv;
 
+    read_off(c);
     if (!c->writing)
-        event_add(c->wev, timeout_of(srv.opt.write_timeout_s, &tv));
-    c->writing = 1;
+        watch(c, EV_WRITE, timeout_of(srv.opt.write_timeout_s, &tv));
 }
 
 static void write_off(struct econn *c)
 {
     if (c->writing)
-        event_del(c->wev);
+        event_del(c->ev);
     c->writing = 0;
 }
 
@@ -142,10 +158,8 @@ void econn_close(struct econn *c)
     end_session(c);
     if (!c->released)
         conns_note_end(&c->conn, c->idle, c->begin_error);
-    if (c->rev)
-        event_free(c->rev);
-    if (c->wev)
-        event_free(c->wev);
+    if (c->ev)
+        event_free(c->ev);
     if (c->granted)
         event_free(c->granted);
     if (j) {
@@ -179,8 +193,8 @@ static void begin_linger(struct econn *c)
     c->linger_until = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     shutdown(c->conn.fd, SHUT_WR);
     read_off(c);
-    event_add(c->rev, &tv);
-    c->reading = 1;
+    write_off(c);
+    watch(c, EV_READ, &tv);
 }
 
 static void begin_closing(struct econn *c)
@@ -423,6 +437,18 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         econn_settle(c, c->state == ECONN_OPEN && input_left(c));
 }
 
+/* The socket's event: for writing while c waits to write, else for
+ * reading (its time-out too). */
+static void on_socket(evutil_socket_t fd, short what, void *arg)
+{
+    struct econn *c = arg;
+
+    if (c->writing)
+        on_write(fd, what, arg);
+    else
+        on_read(fd, what, arg);
+}
+
 /* The store's hand-over, on another thread, with its handoff mutex held:
  * only wake this connection's worker. */
 static void notify_granted(void *arg)
@@ -448,15 +474,14 @@ void econn_begin(struct econn *c, struct event_base *base)
 {
     int fd = c->conn.fd;
 
-    c->rev = event_new(base, fd, EV_READ | EV_PERSIST, on_read, c);
-    c->wev = event_new(base, fd, EV_WRITE | EV_PERSIST, on_write, c);
+    c->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_socket, c);
     c->jwaiter.notify = notify_journal;
     c->jwaiter.arg = c;
     c->cwaiter.notify = notify_journal;
     c->cwaiter.arg = c;
     c->waiter.notify = notify_granted;
     c->waiter.arg = c;
-    if (!c->rev || !c->wev || econn_need_granted(c)) {
+    if (!c->ev || econn_need_granted(c)) {
         econn_close(c);
         return;
     }

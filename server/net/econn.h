@@ -31,14 +31,15 @@ struct econn {
     struct conn conn;           /* fd, peer, session; in the registry */
     struct worker *w;
     enum econn_state state;
-    struct event *rev;          /* readable (persistent, idle timeout) */
-    struct event *wev;          /* writable (persistent, write timeout) */
+    struct event *ev;           /* the socket's: readable (--timeout) or
+                                   writable (--write-timeout), never both
+                                   (reading, writing say which is added) */
     /* The fd-less events below are NULL until first needed (econn.c,
-     * need_ev), so that an idle connection holds two events, not five. */
+     * need_ev), so that an idle connection holds one event, not five. */
     struct event *granted;      /* activated when a parked session may begin */
     struct event *more;         /* a timer: go on with buffered requests
                                    after the worker's other clients */
-    int reading, writing;       /* rev, wev added */
+    int reading, writing;       /* ev added for the one or the other */
     struct store_waiter waiter;
     struct event *journal_ev;   /* activated by the journal: hold_seq is
                                    durable (or never will be), or the
