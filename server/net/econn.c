@@ -32,10 +32,11 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
     return seconds ? tv : NULL;
 }
 
-/* An idle connection holds two events, rev and wev: the fd-less ones (its
- * turn granted, going on later, the journal's word) are made when first
- * needed, on c's worker's thread, before anything that may activate them
- * from another thread is registered; then kept. 0, or -ENOMEM. */
+/* An idle connection holds one event, its socket's (watch): the fd-less
+ * ones (its turn granted, going on later, the journal's word) are made
+ * when first needed, on c's worker's thread, before anything that may
+ * activate them from another thread is registered; then kept. 0, or
+ * -ENOMEM. */
 static int need_ev(struct econn *c, struct event **ev, event_callback_fn cb)
 {
     if (!*ev)
