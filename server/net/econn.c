@@ -32,25 +32,72 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
     return seconds ? tv : NULL;
 }
 
-/* An idle connection holds one event, its socket's (watch): the fd-less
- * ones (its turn granted, going on later, the journal's word) are made
- * when first needed, on c's worker's thread, before anything that may
- * activate them from another thread is registered; then kept. 0, or
- * -ENOMEM. */
-static int need_ev(struct econn *c, struct event **ev, event_callback_fn cb)
+/* An idle connection holds one event, its socket's (watch), and no
+ * waiter: the fd-less events (going on later, its turn granted, the
+ * journal's word) and the waiters are made when first needed, on c's
+ * worker's thread, before anything that may activate them from another
+ * thread is registered; then kept. Each returns 0, or -ENOMEM. */
+static struct event *fdless_ev(struct econn *c, event_callback_fn cb)
 {
-    if (!*ev)
-        *ev = event_new(event_get_base(c->ev), -1, 0, cb, c);
-    return *ev ? 0 : -ENOMEM;
+    return event_new(event_get_base(c->ev), -1, 0, cb, c);
 }
 
 static void on_granted(evutil_socket_t fd, short what, void *arg);
 static void on_more(evutil_socket_t fd, short what, void *arg);
 static void on_journal(evutil_socket_t fd, short what, void *arg);
+static void notify_granted(void *arg);
+static void notify_journal(void *arg);
 
-int econn_need_granted(struct econn *c)
+static int need_more(struct econn *c)
 {
-    return need_ev(c, &c->granted, on_granted);
+    if (!c->more)
+        c->more = fdless_ev(c, on_more);
+    return c->more ? 0 : -ENOMEM;
+}
+
+int econn_need_park(struct econn *c)
+{
+    struct econn_park *p = c->park;
+
+    if (p)
+        return 0;
+    if (!(p = calloc(1, sizeof(*p))))
+        return -ENOMEM;
+    if (!(p->granted = fdless_ev(c, on_granted))) {
+        free(p);
+        return -ENOMEM;
+    }
+    p->waiter.notify = notify_granted;
+    p->waiter.arg = c;
+    c->park = p;
+    return 0;
+}
+
+static void drop_park(struct econn *c)
+{
+    if (c->park) {
+        event_free(c->park->granted);
+        free(c->park);
+        c->park = NULL;
+    }
+}
+
+static int need_jwait(struct econn *c)
+{
+    struct econn_jwait *w = c->jw;
+
+    if (w)
+        return 0;
+    if (!(w = calloc(1, sizeof(*w))))
+        return -ENOMEM;
+    if (!(w->ev = fdless_ev(c, on_journal))) {
+        free(w);
+        return -ENOMEM;
+    }
+    w->jwaiter.notify = w->cwaiter.notify = notify_journal;
+    w->jwaiter.arg = w->cwaiter.arg = c;
+    c->jw = w;
+    return 0;
 }
 
 struct econn *econn_new(struct worker *w, int fd, const char *peer)
@@ -134,8 +181,8 @@ static void write_off(struct econn *c)
 static void end_session(struct econn *c)
 {
     if (c->state == ECONN_PARKED) {
-        if (store_lock_cancel(&srv.store, &c->waiter)) {
-            session_begin_adopt(c->conn.session, &c->waiter);
+        if (store_lock_cancel(&srv.store, &c->park->waiter)) {
+            session_begin_adopt(c->conn.session, &c->park->waiter);
             session_end(c->conn.session);
         }
     } else if (c->state == ECONN_OPEN) {
@@ -161,14 +208,15 @@ void econn_close(struct econn *c)
         conns_note_end(&c->conn, c->idle, c->begin_error);
     if (c->ev)
         event_free(c->ev);
-    if (c->granted)
-        event_free(c->granted);
-    if (j) {
-        journal_wait_cancel(j, &c->jwaiter);
-        journal_wait_cancel(j, &c->cwaiter);
+    drop_park(c);
+    if (c->jw) {
+        if (j) {
+            journal_wait_cancel(j, &c->jw->jwaiter);
+            journal_wait_cancel(j, &c->jw->cwaiter);
+        }
+        event_free(c->jw->ev);
+        free(c->jw);
     }
-    if (c->journal_ev)
-        event_free(c->journal_ev);
     if (c->more)
         event_free(c->more);
     outq_clear(&c->q);
@@ -214,11 +262,11 @@ static void begin_closing(struct econn *c)
 static int hold_over(struct econn *c)
 {
     struct journal *j = c->conn.session->store->journal;
-    int rc = need_ev(c, &c->journal_ev, on_journal);
+    int rc = need_jwait(c);
 
     if (rc)
         return rc;
-    rc = journal_wait_async(j, &c->jwaiter, c->hold_seq);
+    rc = journal_wait_async(j, &c->jw->jwaiter, c->hold_seq);
 
     if (rc == -EAGAIN) {
         events_commit_soon(c->w, c->hold_seq);
@@ -233,7 +281,7 @@ static int hold_over(struct econn *c)
 /* Reading stops, and the more timer runs c on after tv. */
 static void more_after(struct econn *c, const struct timeval *tv)
 {
-    if (need_ev(c, &c->more, on_more)) {
+    if (need_more(c)) {
         econn_close(c);                 /* it could never go on */
         return;
     }
@@ -286,10 +334,10 @@ void econn_settle(struct econn *c, int more)
     if (c->state == ECONN_CLOSING) {
         begin_linger(c);
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
-               need_ev(c, &c->journal_ev, on_journal)) {
+               need_jwait(c)) {
         econn_close(c);                 /* it could never be answered */
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
-               journal_compact_wait_async(s->store->journal, &c->cwaiter,
+               journal_compact_wait_async(s->store->journal, &c->jw->cwaiter,
                                           s->compact_gen) == -EAGAIN) {
         return;                         /* on_journal comes back */
     } else if (session_waiting(s) == SESSION_WAITS_ADMISSION) {
@@ -351,7 +399,7 @@ static void on_linger(struct econn *c, short what)
 static void notify_journal(void *arg)
 {
     struct econn *c = arg;
-    event_active(c->journal_ev, EV_READ, 0);
+    event_active(c->jw->ev, EV_READ, 0);
 }
 
 static void on_journal(evutil_socket_t fd, short what, void *arg)
@@ -455,7 +503,7 @@ static void on_socket(evutil_socket_t fd, short what, void *arg)
 static void notify_granted(void *arg)
 {
     struct econn *c = arg;
-    event_active(c->granted, EV_READ, 0);
+    event_active(c->park->granted, EV_READ, 0);
 }
 
 static void on_granted(evutil_socket_t fd, short what, void *arg)
@@ -463,7 +511,7 @@ static void on_granted(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
     (void)fd; (void)what;
 
-    session_begin_adopt(c->conn.session, &c->waiter);
+    session_begin_adopt(c->conn.session, &c->park->waiter);
     c->state = ECONN_OPEN;
     if (session_waiting(c->conn.session) == SESSION_WAITS_ADMISSION)
         serve(c, 0);                    /* AUTH's OK, then the rest */
@@ -476,20 +524,14 @@ void econn_begin(struct econn *c, struct event_base *base)
     int fd = c->conn.fd;
 
     c->ev = event_new(base, fd, EV_READ | EV_PERSIST, on_socket, c);
-    c->jwaiter.notify = notify_journal;
-    c->jwaiter.arg = c;
-    c->cwaiter.notify = notify_journal;
-    c->cwaiter.arg = c;
-    c->waiter.notify = notify_granted;
-    c->waiter.arg = c;
-    if (!c->ev || econn_need_granted(c)) {
+    if (!c->ev || econn_need_park(c)) {
         econn_close(c);
         return;
     }
-    int rc = session_begin_nowait(c->conn.session, &c->waiter);
+    int rc = session_begin_nowait(c->conn.session, &c->park->waiter);
     if (rc == 0) {
-        event_free(c->granted);         /* not parked: made again by */
-        c->granted = NULL;              /* econn_admit if AUTH parks */
+        drop_park(c);                   /* not parked: made again by */
+                                        /* econn_admit if AUTH parks */
         c->state = ECONN_OPEN;
         read_on(c);
     } else if (rc == -EAGAIN) {

@@ -27,6 +27,23 @@ enum econn_state {
     ECONN_LINGER,               /* sent all, shut down: draining input */
 };
 
+/* What a connection needs only once it may park for its turn (coarse's
+ * session-long lock, serial's turn): the store's waiter and the event the
+ * hand-over activates, on another thread. */
+struct econn_park {
+    struct store_waiter waiter;
+    struct event *granted;
+};
+
+/* What it needs only once it waits for the journal. */
+struct econn_jwait {
+    struct event *ev;           /* activated by the journal: hold_seq is
+                                   durable (or never will be), or the
+                                   compaction COMPACT waits for ended */
+    struct journal_waiter jwaiter;  /* for hold_seq */
+    struct journal_waiter cwaiter;  /* for COMPACT's compaction */
+};
+
 struct econn {
     struct conn conn;           /* fd, peer, session; in the registry */
     struct worker *w;
@@ -34,18 +51,13 @@ struct econn {
     struct event *ev;           /* the socket's: readable (--timeout) or
                                    writable (--write-timeout), never both
                                    (reading, writing say which is added) */
-    /* The fd-less events below are NULL until first needed (econn.c,
-     * need_ev), so that an idle connection holds one event, not five. */
-    struct event *granted;      /* activated when a parked session may begin */
+    /* NULL until first needed (econn.c), so that an idle connection holds
+     * one event and no waiter: */
     struct event *more;         /* a timer: go on with buffered requests
                                    after the worker's other clients */
+    struct econn_park *park;    /* econn_need_park */
+    struct econn_jwait *jw;     /* need_jwait */
     int reading, writing;       /* ev added for the one or the other */
-    struct store_waiter waiter;
-    struct event *journal_ev;   /* activated by the journal: hold_seq is
-                                   durable (or never will be), or the
-                                   compaction COMPACT waits for ended */
-    struct journal_waiter jwaiter;  /* for hold_seq */
-    struct journal_waiter cwaiter;  /* for COMPACT's compaction */
     struct outq q;              /* what the socket has not taken yet */
     uint64_t hold_seq;          /* the journal record the replies in q
                                    acknowledge: none of q leaves before it
@@ -71,9 +83,9 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer);
 /* On w's thread: sets up the events and begins the session (or parks). */
 void econn_begin(struct econn *c, struct event_base *base);
 
-/* On c's worker's thread, before c->waiter may be granted: makes the
- * event the grant activates (idle connections have none). 0 or -ENOMEM. */
-int econn_need_granted(struct econn *c);
+/* On c's worker's thread, before c may park: makes c->park (idle
+ * connections have none). 0 or -ENOMEM. */
+int econn_need_park(struct econn *c);
 
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);

@@ -148,9 +148,9 @@ static int econn_admit(void *arg)
     struct econn *c = arg;
 
     conns_authed(&c->conn);
-    if (econn_need_granted(c))
+    if (econn_need_park(c))
         return -ENOMEM;
-    int rc = session_begin_nowait(c->conn.session, &c->waiter);
+    int rc = session_begin_nowait(c->conn.session, &c->park->waiter);
     if (rc == -EAGAIN)
         c->state = ECONN_PARKED;
     return rc;
