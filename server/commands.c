@@ -47,7 +47,7 @@ static int journal_refused(struct session *s, int rc)
 
 static struct entry_key req_key(const struct session *s)
 {
-    return (struct entry_key){ .last = s->req.last, .first = s->req.first };
+    return (struct entry_key){ .last = s->req->last, .first = s->req->first };
 }
 
 
@@ -57,7 +57,7 @@ static struct entry_key req_key(const struct session *s)
 static void cmd_add(struct session *s)
 {
     struct store_slot_hint hint = { .parent = NULL };
-    struct entry *e = cmd_take_entry(&s->req, &hint);
+    struct entry *e = cmd_take_entry(s->req, &hint);
     if (!e) {
         reply_puts(s, PROTO_ERR_NOMEM_LINE);
         return;
@@ -80,8 +80,8 @@ static void cmd_add(struct session *s)
     }
     entry_free(e);                      /* refused: still ours */
     if (!journal_refused(s, rc))
-        reply_printf(s, "Error: %s %s already exists\n", s->req.first,
-                     s->req.last);
+        reply_printf(s, "Error: %s %s already exists\n", s->req->first,
+                     s->req->last);
 }
 
 static void cmd_delete(struct session *s)
@@ -99,7 +99,7 @@ static void cmd_delete(struct session *s)
             s->journal_seq = m.seq;
         reply_ok(s);
     } else if (!journal_refused(s, rc)) {
-        reply_printf(s, "Error: %s %s not found\n", s->req.first, s->req.last);
+        reply_printf(s, "Error: %s %s not found\n", s->req->first, s->req->last);
     }
 }
 
@@ -119,7 +119,7 @@ static void cmd_find(struct session *s)
     if (n)
         reply_put(s, line, n);
     else
-        reply_printf(s, "Error: %s %s not found\n", s->req.first, s->req.last);
+        reply_printf(s, "Error: %s %s not found\n", s->req->first, s->req->last);
 }
 
 struct digest_walk {

@@ -124,7 +124,10 @@ struct session {
                                    session ended), else 0 */
     struct digest *digest;      /* its own SHA-256 context, made when first
                                    needed, when it has no pool (session_digest) */
-    struct person req;          /* the current request's fields */
+    struct person *req;         /* the running request's fields: its
+                                   thread's (session.c, req_space), set
+                                   as each request is parsed; a request
+                                   that waits runs again without them */
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */
@@ -285,6 +288,10 @@ int session_flush(struct session *s);
  * buffered; the event driver's choice (docs/ARCHITECTURE.md). 0: one hold
  * per request, as the thread-per-connection lessons measure. */
 void session_set_batch(struct session *s, int n);
+
+/* Wipes this thread's copy of the last request's fields (a name and an
+ * SSN): a session thread calls it as it ends. */
+void session_wipe_thread(void);
 
 /* Names the client in the log ("[addr]:port"; "stdin" by default): peer
  * is kept, not copied, and must outlive s (its struct conn's). */

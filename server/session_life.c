@@ -41,7 +41,6 @@ void session_free(struct session *s)
     s->waiting = 0;                     /* nothing will run again */
     session_release(s);
     ob_destroy(&s->out);                /* one that grew without a pool */
-    OPENSSL_cleanse(&s->req, sizeof(s->req));
     free(s);
 }
 

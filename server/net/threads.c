@@ -290,6 +290,7 @@ int threads_serve(struct session *s, int rfd)
     }
     session_flush(s);
     session_end(s);
+    session_wipe_thread();              /* the last request's fields */
     return rc;
 }
 
