@@ -101,7 +101,7 @@ static uint64_t failed(struct session *s, uint64_t now)
  * loop's request waits for the clock (SESSION_WAITS_TIMER). */
 static int answer_at(struct session *s, uint64_t until)
 {
-    if (s->io.never_waits) {
+    if (s->io->never_waits) {
         s->wait_kind = SESSION_WAITS_TIMER;
         s->wait_until = until;
         return CMD_WAITS;

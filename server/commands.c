@@ -287,7 +287,7 @@ static int cmd_compact(struct session *s)
     }
     /* The outcome: an event driver's session never waits for it here
      * (the driver is woken when it is known, and runs COMPACT again). */
-    if (s->io.never_waits) {
+    if (s->io->never_waits) {
         rc = journal_compact_result(j, s->compact_gen, why, sizeof(why));
         if (rc == -EINPROGRESS)
             return CMD_WAITS;

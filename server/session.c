@@ -53,7 +53,7 @@ static int emit(struct session *s, const void *data, size_t len)
 {
     STORE_ASSERT_NOT_HELD(s->store);
     uint64_t t = trace_begin();
-    int rc = s->io.send(s->io.arg, data, len, s->journal_seq);
+    int rc = s->io->send(s->io_arg, data, len, s->journal_seq);
     trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
@@ -67,7 +67,7 @@ static int emit_listing(struct session *s, struct listing *l)
     STORE_ASSERT_NOT_HELD(s->store);
     uint64_t t = trace_begin();
     size_t len = l->len;                /* l may be gone once sent */
-    int rc = s->io.send_listing(s->io.arg, l, s->journal_seq);
+    int rc = s->io->send_listing(s->io_arg, l, s->journal_seq);
     trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
@@ -83,7 +83,7 @@ int reply_send_listing(struct session *s, struct listing *l)
         listing_put(l);
         return rc;
     }
-    if (s->io.send_listing)
+    if (s->io->send_listing)
         return emit_listing(s, l);          /* the driver's reference */
     rc = emit(s, l->data, l->len);
     listing_put(l);
@@ -97,7 +97,7 @@ int reply_send_locked(struct session *s)
     assert(s->journal_seq == 0);        /* sent before the lock was taken */
     if (s->out.len) {
         uint64_t t = trace_begin();
-        rc = s->io.send_locked(s->io.arg, s->out.buf, s->out.len);
+        rc = s->io->send_locked(s->io_arg, s->out.buf, s->out.len);
         trace_end(TRACE_SEND, t, (uint32_t)s->out.len);
     }
     s->out.len = 0;
@@ -109,7 +109,7 @@ int reply_send_locked(struct session *s)
 
 int reply_drained(const struct session *s)
 {
-    return s->out.len == 0 && (!s->io.drained || s->io.drained(s->io.arg));
+    return s->out.len == 0 && (!s->io->drained || s->io->drained(s->io_arg));
 }
 
 /* Over the output limit while earlier replies of the batch are still held

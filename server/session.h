@@ -86,7 +86,9 @@ struct session_pool {
  * policy's session_begin runs, blocking.
  * never_waits: an event loop's driver. A request that would wait for
  * something else than the client (COMPACT's outcome) waits without
- * blocking instead (session_waiting), and the driver runs it again. */
+ * blocking instead (session_waiting), and the driver runs it again.
+ * Every hook is given the session's io_arg (the connection). A driver's
+ * hooks are one struct for all its sessions, kept, not copied. */
 struct session_io {
     int (*send)(void *arg, const void *data, size_t len, uint64_t durable);
     int (*send_listing)(void *arg, struct listing *l, uint64_t durable);
@@ -94,12 +96,12 @@ struct session_io {
     int (*drained)(void *arg);
     int (*admit)(void *arg);
     int never_waits;
-    void *arg;
 };
 
 struct session {
     struct store *store;        /* shared: held only as its policy says */
-    struct session_io io;
+    const struct session_io *io;    /* its driver's hooks */
+    void *io_arg;               /* ... and what they are given */
     int quiet;                  /* --quiet: no OK or Bye */
     int ending;                 /* QUIT was answered, or sending failed:
                                    no further request is read */
@@ -157,9 +159,10 @@ struct session {
                                        today), for op_leave */
 };
 
-/* NULL when memory cannot be had. */
+/* A session whose driver's hooks are io (which must outlive it), given
+ * arg. NULL when memory cannot be had. */
 struct session *session_new(struct store *st, const struct session_io *io,
-                            int quiet);
+                            void *arg, int quiet);
 void session_free(struct session *s);
 
 /* The policy's session hooks (coarse takes the store lock here for the

@@ -11,7 +11,7 @@
 #include "store.h"
 
 struct session *session_new(struct store *st, const struct session_io *io,
-                            int quiet)
+                            void *arg, int quiet)
 {
     /* No buffer yet: they are borrowed when bytes come (session_bufs.c),
      * so a connection that never talks holds none. */
@@ -19,7 +19,8 @@ struct session *session_new(struct store *st, const struct session_io *io,
     if (!s)
         return NULL;
     s->store = st;
-    s->io = *io;
+    s->io = io;
+    s->io_arg = arg;
     s->quiet = quiet;
     s->authed = !srv.auth_required;
     s->peer = "stdin";
@@ -79,7 +80,7 @@ int session_admit(struct session *s)
 {
     if (s->begun)
         return 0;                       /* AUTH again, already admitted */
-    return s->io.admit ? s->io.admit(s->io.arg) : session_begin(s);
+    return s->io->admit ? s->io->admit(s->io_arg) : session_begin(s);
 }
 
 void session_set_peer(struct session *s, const char *peer)

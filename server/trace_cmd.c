@@ -112,7 +112,7 @@ static int cmd_trace_stop(struct session *s)
             return 0;
         }
     }
-    if (s->io.never_waits) {
+    if (s->io->never_waits) {
         rc = trace_stop_result(s->trace_window, &st);
         if (rc == -EINPROGRESS)
             return CMD_WAITS;

@@ -53,10 +53,10 @@ static void start(int batch_max)
     ck_assert_int_eq(store_init(&st, &lock_policies[LOCK_MODE_BUFFERED]), 0);
     memset(sinks, 0, sizeof(sinks));
     for (int i = 0; i < NSESS; i++) {
-        const struct session_io io = { .send = sink_send,
-                                       .send_locked = sink_send_locked,
-                                       .arg = &sinks[i] };
-        ss[i] = session_new(&st, &io, 0);
+        static const struct session_io io = {
+            .send = sink_send, .send_locked = sink_send_locked,
+        };
+        ss[i] = session_new(&st, &io, &sinks[i], 0);
         ck_assert_ptr_nonnull(ss[i]);
         ck_assert_int_eq(session_begin(ss[i]), 0);
         session_set_batch(ss[i], batch_max);

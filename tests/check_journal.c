@@ -428,8 +428,6 @@ END_TEST
 START_TEST(test_journal_sync_failure_read_only)
 {
     char err[512];
-    const struct session_io io = CAPTURE_IO(&cap);
-
     session_start_mode(LOCK_MODE_FINE, 0);
     journal_sync_fn = sync_fails;
     struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0,
@@ -440,7 +438,7 @@ START_TEST(test_journal_sync_failure_read_only)
     ck_assert_int_eq(sess->ending, 1);
     ck_assert_int_eq(sess->send_error, -EIO);
 
-    struct session *s2 = session_new(&test_store, &io, 0);
+    struct session *s2 = session_new(&test_store, &capture_io, &cap, 0);
     ck_assert_ptr_nonnull(s2);
     capture_reset();
     session_input(s2, "ADD Jane Doe 40 111-22-3333\nCOUNT\n", 35);

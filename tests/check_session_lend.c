@@ -86,7 +86,11 @@ START_TEST(test_session_lend_keeps_while_waiting)
     digest_free(d);
     srv.auth_required = 1;
     sess->authed = 0;
-    sess->io.never_waits = 1;
+    static const struct session_io loop_io = {     /* an event loop's */
+        .send = capture_send, .send_locked = capture_send_locked,
+        .never_waits = 1,
+    };
+    sess->io = &loop_io;
     talk("AUTH wrong\n");
     ck_assert_int_eq(session_waiting(sess), SESSION_WAITS_TIMER);
     ck_assert_int_eq(session_release(sess), 0);

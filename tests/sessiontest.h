@@ -67,19 +67,19 @@ static inline int capture_send_locked(void *arg, const void *data,
     return capture_take(arg, data, len);
 }
 
-#define CAPTURE_IO(c) { .send = capture_send, \
-                        .send_locked = capture_send_locked, .arg = (c) }
+/* The capture's hooks, given &cap. */
+static const struct session_io capture_io = {
+    .send = capture_send, .send_locked = capture_send_locked,
+};
 
 /* A store under mode's policy and a begun session on it. */
 static inline void session_start_mode(enum lock_mode mode, int quiet)
 {
-    const struct session_io io = CAPTURE_IO(&cap);
-
     memset(&cap, 0, sizeof(cap));
     ck_assert_int_eq(digest_global_init(), 0);  /* once per process */
     ck_assert_int_eq(store_init(&test_store, &lock_policies[mode]), 0);
     cap.st = &test_store;
-    sess = session_new(&test_store, &io, quiet);
+    sess = session_new(&test_store, &capture_io, &cap, quiet);
     ck_assert_ptr_nonnull(sess);
     ck_assert_int_eq(session_begin(sess), 0);
 }

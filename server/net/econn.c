@@ -105,12 +105,9 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
     struct econn *c = calloc(1, sizeof(*c));
     if (!c)
         return NULL;
-    struct session_io io;
-
-    econn_session_io(c, &io);
     c->conn.fd = fd;
     snprintf(c->conn.peer, sizeof(c->conn.peer), "%s", peer);
-    c->conn.session = session_new(&srv.store, &io, 0);
+    c->conn.session = session_new(&srv.store, &econn_io, c, 0);
     if (!c->conn.session) {
         free(c);
         return NULL;

@@ -74,8 +74,9 @@ struct econn {
 
 struct session_io;
 
-/* econn_send.c: the hooks c's session sends through, into *io. */
-void econn_session_io(struct econn *c, struct session_io *io);
+/* econn_send.c: the hooks every connection's session sends through,
+ * given the connection. */
+extern const struct session_io econn_io;
 
 /* Makes a connection for fd on worker w; NULL on failure (fd untouched). */
 struct econn *econn_new(struct worker *w, int fd, const char *peer);

@@ -156,13 +156,11 @@ static int econn_admit(void *arg)
     return rc;
 }
 
-void econn_session_io(struct econn *c, struct session_io *io)
-{
-    *io = (struct session_io){ .send = econn_send,
-                               .send_listing = econn_send_listing,
-                               .send_locked = econn_send_locked,
-                               .drained = econn_drained,
-                               .admit = econn_admit,
-                               .never_waits = 1,
-                               .arg = c };
-}
+const struct session_io econn_io = {
+    .send = econn_send,
+    .send_listing = econn_send_listing,
+    .send_locked = econn_send_locked,
+    .drained = econn_drained,
+    .admit = econn_admit,
+    .never_waits = 1,
+};

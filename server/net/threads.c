@@ -215,12 +215,12 @@ static int conn_admit(void *arg)
 
 struct session *threads_session_new(struct conn *c, int quiet)
 {
-    const struct session_io io = {
+    static const struct session_io io = {
         .send = conn_send, .send_locked = conn_send_locked,
-        .drained = conn_drained, .admit = conn_admit, .arg = c,
+        .drained = conn_drained, .admit = conn_admit,
     };
 
-    c->session = session_new(&srv.store, &io, quiet);
+    c->session = session_new(&srv.store, &io, c, quiet);
     return c->session;
 }
 
