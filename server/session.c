@@ -256,8 +256,10 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     s->req = &req_space;
     cmd = proto_parse(line, len, &req, s->req);
 
-    if (cmd == PROTO_BLANK)
+    if (cmd == PROTO_BLANK) {
+        s->req = NULL;
         return cmd;             /* no reply at all, not counted */
+    }
     /* One store-lock hold covers a run of batchable requests only: any
      * other request (AUTH, PRINT, COMPACT, an error...) may send, log or
      * wait, so it runs with the batch's lock released. */

@@ -4,7 +4,8 @@
  * reply unsent, no request waiting), reused by the next request without
  * allocating, and wiped on the way back, session_free included. The
  * SHA-256 context is the pool's, made by the first DIGEST or AUTH; a
- * session without a pool makes its own then.
+ * session without a pool makes its own then. A request's fields are its
+ * thread's, pointed at only while it runs.
  */
 #include <string.h>
 #include "suites.h"
@@ -131,6 +132,23 @@ START_TEST(test_session_lend_free_wipes)
 }
 END_TEST
 
+/* A request's fields are its thread's while it runs, and no session points
+ * at them once it has run: an idle session holds none, and a request that
+ * waits runs again without them. */
+START_TEST(test_session_lend_request_fields_are_the_threads)
+{
+    ck_assert_ptr_null(sess->req);
+    ck_assert_str_eq(talk("ADD a b 1 123-45-6789\nFIND a b\n"),
+                     "OK\nb, a                           -- "
+                     "123-45-6789    1\n");
+    ck_assert_ptr_null(sess->req);
+    ck_assert_str_eq(talk("\n"), "");                  /* a blank line */
+    ck_assert_ptr_null(sess->req);
+    ck_assert_str_eq(talk("FIND x y\n"), "Error: x y not found\n");
+    ck_assert_ptr_null(sess->req);
+}
+END_TEST
+
 /* No digest context until one is needed, then the pool's, shared: none of
  * the session's own. */
 START_TEST(test_session_lend_digest_is_the_pools)
@@ -180,6 +198,7 @@ static Suite *session_lend_suite(void)
     tcase_add_test(core, test_session_lend_keeps_unsent_replies);
     tcase_add_test(core, test_session_lend_keeps_while_waiting);
     tcase_add_test(core, test_session_lend_free_wipes);
+    tcase_add_test(core, test_session_lend_request_fields_are_the_threads);
     tcase_add_test(core, test_session_lend_digest_is_the_pools);
     tcase_add_test(core, test_session_lend_digest_without_pool);
     suite_add_tcase(s, core);
