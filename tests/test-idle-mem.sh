@@ -34,4 +34,10 @@ check "a thread per connection: $t bytes an idle connection (<= 12288)" \
     test -n "$t" -a "${t:-99999}" -le 12288
 check "--io events: $e bytes an idle connection (<= 900)" \
     test -n "$e" -a "${e:-99999}" -le 900
+
+# A server it does not know is refused, by name (once a KeyError trace).
+msg=$(tools/bench-idle-mem --conns 10 bin/ssnserver-buffered 2>&1)
+rc=$?
+check "bench-idle-mem bin/ssnserver-buffered: status 2, naming it" \
+    test "$rc" -eq 2 -a -n "$(printf '%s' "$msg" | grep -F "'bin/ssnserver-buffered' is not a server")"
 finish
