@@ -7,7 +7,7 @@
  * without end: past --max-output it is disconnected), and the connection
  * watches for writability. Replies that acknowledge a journal record not
  * yet durable wait in c->q too (hold_seq), and the journal wakes the
- * connection when it is (on_journal): the worker never waits for the
+ * connection when it is (econn_on_journal): the worker never waits for the
  * journal. The send hooks themselves are econn_send.c's.
  */
 #include <assert.h>
@@ -30,74 +30,6 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
     tv->tv_sec = seconds;
     tv->tv_usec = 0;
     return seconds ? tv : NULL;
-}
-
-/* An idle connection holds one event, its socket's (watch), and no
- * waiter: the fd-less events (going on later, its turn granted, the
- * journal's word) and the waiters are made when first needed, on c's
- * worker's thread, before anything that may activate them from another
- * thread is registered; then kept. Each returns 0, or -ENOMEM. */
-static struct event *fdless_ev(struct econn *c, event_callback_fn cb)
-{
-    return event_new(event_get_base(c->ev), -1, 0, cb, c);
-}
-
-static void on_granted(evutil_socket_t fd, short what, void *arg);
-static void on_more(evutil_socket_t fd, short what, void *arg);
-static void on_journal(evutil_socket_t fd, short what, void *arg);
-static void notify_granted(void *arg);
-static void notify_journal(void *arg);
-
-static int need_more(struct econn *c)
-{
-    if (!c->more)
-        c->more = fdless_ev(c, on_more);
-    return c->more ? 0 : -ENOMEM;
-}
-
-int econn_need_park(struct econn *c)
-{
-    struct econn_park *p = c->park;
-
-    if (p)
-        return 0;
-    if (!(p = calloc(1, sizeof(*p))))
-        return -ENOMEM;
-    if (!(p->granted = fdless_ev(c, on_granted))) {
-        free(p);
-        return -ENOMEM;
-    }
-    p->waiter.notify = notify_granted;
-    p->waiter.arg = c;
-    c->park = p;
-    return 0;
-}
-
-static void drop_park(struct econn *c)
-{
-    if (c->park) {
-        event_free(c->park->granted);
-        free(c->park);
-        c->park = NULL;
-    }
-}
-
-static int need_jwait(struct econn *c)
-{
-    struct econn_jwait *w = c->jw;
-
-    if (w)
-        return 0;
-    if (!(w = calloc(1, sizeof(*w))))
-        return -ENOMEM;
-    if (!(w->ev = fdless_ev(c, on_journal))) {
-        free(w);
-        return -ENOMEM;
-    }
-    w->jwaiter.notify = w->cwaiter.notify = notify_journal;
-    w->jwaiter.arg = w->cwaiter.arg = c;
-    c->jw = w;
-    return 0;
 }
 
 struct econn *econn_new(struct worker *w, int fd, const char *peer)
@@ -205,17 +137,7 @@ void econn_close(struct econn *c)
         conns_note_end(&c->conn, c->idle, c->begin_error);
     if (c->ev)
         event_free(c->ev);
-    drop_park(c);
-    if (c->jw) {
-        if (j) {
-            journal_wait_cancel(j, &c->jw->jwaiter);
-            journal_wait_cancel(j, &c->jw->cwaiter);
-        }
-        event_free(c->jw->ev);
-        free(c->jw);
-    }
-    if (c->more)
-        event_free(c->more);
+    econn_drop_wakes(c, j);
     outq_clear(&c->q);
     session_free(c->conn.session);
     release(c);
@@ -254,12 +176,12 @@ static void begin_closing(struct econn *c)
 
 /* The journal's answer for the record the queue is held for: 0 when it is
  * durable (the hold is over), -EAGAIN when c waits for it (queued with the
- * journal; on_journal comes back), -EIO when it never will be, -ENOMEM
+ * journal; econn_on_journal comes back), -EIO when it never will be, -ENOMEM
  * when c cannot wait. */
 static int hold_over(struct econn *c)
 {
     struct journal *j = c->conn.session->store->journal;
-    int rc = need_jwait(c);
+    int rc = econn_need_jwait(c);
 
     if (rc)
         return rc;
@@ -278,7 +200,7 @@ static int hold_over(struct econn *c)
 /* Reading stops, and the more timer runs c on after tv. */
 static void more_after(struct econn *c, const struct timeval *tv)
 {
-    if (need_more(c)) {
+    if (econn_need_more(c)) {
         econn_close(c);                 /* it could never go on */
         return;
     }
@@ -310,7 +232,7 @@ void econn_settle(struct econn *c, int more)
     int rc = c->hold_seq ? hold_over(c) : 0;
 
     if (rc == -EAGAIN)
-        return;                         /* on_journal comes back */
+        return;                         /* econn_on_journal comes back */
     if (rc == 0 && c->q.bytes) {
         ssize_t n = outq_send(&c->q, c->conn.fd);
         rc = n < 0 && n != -EAGAIN ? (int)n : 0;
@@ -331,14 +253,14 @@ void econn_settle(struct econn *c, int more)
     if (c->state == ECONN_CLOSING) {
         begin_linger(c);
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
-               need_jwait(c)) {
+               econn_need_jwait(c)) {
         econn_close(c);                 /* it could never be answered */
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
                journal_compact_wait_async(s->store->journal, &c->jw->cwaiter,
                                           s->compact_gen) == -EAGAIN) {
-        return;                         /* on_journal comes back */
+        return;                         /* econn_on_journal comes back */
     } else if (session_waiting(s) == SESSION_WAITS_ADMISSION) {
-        read_off(c);                    /* on_granted comes back */
+        read_off(c);                    /* econn_on_granted comes back */
     } else if (session_waiting(s) == SESSION_WAITS_TIMER) {
         wait_timer(c);
     } else if (more || session_waiting(s) != SESSION_RUNS) {
@@ -391,15 +313,7 @@ static void on_linger(struct econn *c, short what)
     econn_close(c);
 }
 
-/* The journal's word, on another thread, with the journal's lock held:
- * only wake this connection's worker. */
-static void notify_journal(void *arg)
-{
-    struct econn *c = arg;
-    event_active(c->jw->ev, EV_READ, 0);
-}
-
-static void on_journal(evutil_socket_t fd, short what, void *arg)
+void econn_on_journal(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
     (void)fd; (void)what;
@@ -408,7 +322,7 @@ static void on_journal(evutil_socket_t fd, short what, void *arg)
         econn_settle(c, input_left(c));
 }
 
-static void on_more(evutil_socket_t fd, short what, void *arg)
+void econn_on_more(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
     (void)fd; (void)what;
@@ -495,15 +409,7 @@ static void on_socket(evutil_socket_t fd, short what, void *arg)
         on_read(fd, what, arg);
 }
 
-/* The store's hand-over, on another thread, with its handoff mutex held:
- * only wake this connection's worker. */
-static void notify_granted(void *arg)
-{
-    struct econn *c = arg;
-    event_active(c->park->granted, EV_READ, 0);
-}
-
-static void on_granted(evutil_socket_t fd, short what, void *arg)
+void econn_on_granted(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
     (void)fd; (void)what;
@@ -527,7 +433,7 @@ void econn_begin(struct econn *c, struct event_base *base)
     }
     int rc = session_begin_nowait(c->conn.session, &c->park->waiter);
     if (rc == 0) {
-        drop_park(c);                   /* not parked: made again by */
+        econn_drop_park(c);             /* not parked: made again by */
                                         /* econn_admit if AUTH parks */
         c->state = ECONN_OPEN;
         read_on(c);

@@ -56,7 +56,7 @@ struct econn {
     struct event *more;         /* a timer: go on with buffered requests
                                    after the worker's other clients */
     struct econn_park *park;    /* econn_need_park */
-    struct econn_jwait *jw;     /* need_jwait */
+    struct econn_jwait *jw;     /* econn_need_jwait */
     int reading, writing;       /* ev added for the one or the other */
     struct outq q;              /* what the socket has not taken yet */
     uint64_t hold_seq;          /* the journal record the replies in q
@@ -84,9 +84,20 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer);
 /* On w's thread: sets up the events and begins the session (or parks). */
 void econn_begin(struct econn *c, struct event_base *base);
 
-/* On c's worker's thread, before c may park: makes c->park (idle
- * connections have none). 0 or -ENOMEM. */
+/* econn_wake.c, on c's worker's thread: makes c->more, c->park (before
+ * c may park) or c->jw (before c waits for the journal) if c has none
+ * yet (an idle connection has none): 0 or -ENOMEM. drop_park frees
+ * c->park; drop_wakes all three, c's waits on journal j cancelled. */
+int econn_need_more(struct econn *c);
 int econn_need_park(struct econn *c);
+int econn_need_jwait(struct econn *c);
+void econn_drop_park(struct econn *c);
+void econn_drop_wakes(struct econn *c, struct journal *j);
+
+/* econn.c: what each of those wake-ups does. */
+void econn_on_more(evutil_socket_t fd, short what, void *arg);
+void econn_on_granted(evutil_socket_t fd, short what, void *arg);
+void econn_on_journal(evutil_socket_t fd, short what, void *arg);
 
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);

@@ -142,7 +142,7 @@ static int econn_drained(void *arg)
 
 /* AUTH succeeded: the connection counts as authenticated, and the session
  * begins, or parks until the store's hand-over (coarse's lock, serial's
- * turn): on_granted runs it on. */
+ * turn): econn_on_granted runs it on. */
 static int econn_admit(void *arg)
 {
     struct econn *c = arg;
