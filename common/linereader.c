@@ -47,6 +47,11 @@ size_t lr_pending(const struct linereader *lr)
     return lr->end - lr->start;
 }
 
+int lr_between_lines(const struct linereader *lr)
+{
+    return lr->end == lr->start && !lr->discarding && !lr->overflowed;
+}
+
 char *lr_space(struct linereader *lr, size_t *room)
 {
     assert(lr->buf);

@@ -88,4 +88,8 @@ int lr_next(struct linereader *lr, char **line, size_t *len);
 /* Bytes buffered but not yet handed out (a partial last line). */
 size_t lr_pending(const struct linereader *lr);
 
+/* 1 when the reader is between lines: nothing buffered and no over-long
+ * line being discarded, so a fresh reader would read on the same. */
+int lr_between_lines(const struct linereader *lr);
+
 #endif

@@ -15,6 +15,11 @@ void telnet_init(struct telnet *t)
     t->verb = 0;
 }
 
+int telnet_between(const struct telnet *t)
+{
+    return t->state == TN_DATA;
+}
+
 /* Refuses what was offered or asked; says nothing to refusals, so two
  * refusing ends never loop. */
 static void negotiate(struct telnet *t, unsigned char option,

@@ -34,6 +34,9 @@ typedef void (*telnet_answer_fn)(void *arg, const unsigned char *seq,
 
 void telnet_init(struct telnet *t);
 
+/* 1 when t is between commands (a fresh one would read on the same). */
+int telnet_between(const struct telnet *t);
+
 /* Removes the telnet commands from buf[0..len) in place (IAC IAC becomes
  * one 0xFF data byte) and returns the length of what is left. A command
  * split across calls is completed by the next call. */

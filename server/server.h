@@ -182,7 +182,8 @@ void conns_stop_all(void);
 int conns_wait_empty(long ms);
 /* Why c's session ended, in the log and in STATS: idle (--timeout), over
  * the output limit, a write timeout, or begin_error (-errno) when it could
- * not begin. Nothing for an ordinary end. */
+ * not begin. Nothing for an ordinary end. c->session may be NULL (an
+ * event connection's, parked while idle: none of those). */
 void conns_note_end(const struct conn *c, int idle, int begin_error);
 /* c's session authenticated: it no longer counts against --max-unauth. On
  * c's own thread. */

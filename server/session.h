@@ -57,6 +57,7 @@ struct listing;
 struct session_pool {
     struct bufpool line;        /* input: LR_BUF_SIZE bytes each */
     struct bufpool reply;       /* replies: SESSION_OUT_INITIAL bytes each */
+    struct bufpool sessions;    /* parked sessions' structs (session_park) */
     struct digest *digest;      /* the SHA-256 context its sessions share
                                    (session_digest); NULL until one needs
                                    it */
@@ -164,6 +165,31 @@ struct session {
 struct session *session_new(struct store *st, const struct session_io *io,
                             void *arg, int quiet);
 void session_free(struct session *s);
+
+/* session_new for a driver with a pool: the struct comes from p's spares
+ * when it has one, and goes back to them (session_free). */
+struct session *session_new_pooled(struct session_pool *p, struct store *st,
+                                   const struct session_io *io, void *arg);
+
+/* What an idle session is, besides what its driver sets up again
+ * (session_park): all a parked connection keeps of it. */
+struct session_keep {
+    unsigned char authed;       /* session's authed, begun, auth_failures */
+    unsigned char begun;
+    unsigned short auth_failures;
+};
+
+/* session_park.c: an idle session (between requests: no input, no reply
+ * unsent, nothing waiting, no lock kept, nothing to count) with a pool
+ * goes back to it whole: returns 1 (s is freed, k says what it was) or
+ * 0 (s is kept, its buffers given back as session_release does).
+ * session_unpark makes it again from k, on a session_new_pooled the
+ * driver has set up; session_end_parked is session_end for a parked one.
+ * So an idle event connection holds no session at all (session_unpark
+ * costs a spare from the pool, not malloc, while requests come). */
+int session_park(struct session *s, struct session_keep *k);
+void session_unpark(struct session *s, const struct session_keep *k);
+void session_end_parked(struct store *st, struct session_keep *k);
 
 /* The policy's session hooks (coarse takes the store lock here for the
  * session's whole life, serial with a password its turn). session_begin

@@ -79,6 +79,7 @@ void session_pool_init(struct session_pool *p, int spare)
 {
     bufpool_init(&p->line, LR_BUF_SIZE, spare);
     bufpool_init(&p->reply, SESSION_OUT_INITIAL, spare);
+    bufpool_init(&p->sessions, sizeof(struct session), spare);
     p->digest = NULL;
 }
 
@@ -86,6 +87,7 @@ void session_pool_destroy(struct session_pool *p)
 {
     bufpool_destroy(&p->line);
     bufpool_destroy(&p->reply);
+    bufpool_destroy(&p->sessions);
     digest_free(p->digest);
     p->digest = NULL;
 }

@@ -10,14 +10,12 @@
 #include "session.h"
 #include "store.h"
 
-struct session *session_new(struct store *st, const struct session_io *io,
-                            void *arg, int quiet)
+/* No buffer yet: they are borrowed when bytes come (session_bufs.c), so
+ * a connection that never talks holds none. */
+static void set_up(struct session *s, struct store *st,
+                   const struct session_io *io, void *arg, int quiet)
 {
-    /* No buffer yet: they are borrowed when bytes come (session_bufs.c),
-     * so a connection that never talks holds none. */
-    struct session *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
+    memset(s, 0, sizeof(*s));
     s->store = st;
     s->io = io;
     s->io_arg = arg;
@@ -27,6 +25,25 @@ struct session *session_new(struct store *st, const struct session_io *io,
     telnet_init(&s->tn);
     lr_init(&s->in, PROTO_MAX_LINE);
     ob_init(&s->out, 0);                /* allocates nothing */
+}
+
+struct session *session_new(struct store *st, const struct session_io *io,
+                            void *arg, int quiet)
+{
+    struct session *s = malloc(sizeof(*s));
+    if (s)
+        set_up(s, st, io, arg, quiet);
+    return s;
+}
+
+struct session *session_new_pooled(struct session_pool *p, struct store *st,
+                                   const struct session_io *io, void *arg)
+{
+    struct session *s = bufpool_get(&p->sessions);
+    if (s) {
+        set_up(s, st, io, arg, 0);
+        s->pool = p;
+    }
     return s;
 }
 
@@ -42,7 +59,11 @@ void session_free(struct session *s)
     s->waiting = 0;                     /* nothing will run again */
     session_release(s);
     ob_destroy(&s->out);                /* one that grew without a pool */
-    free(s);
+    if (s->pool)                        /* pointers and counts only now:
+                                           nothing to wipe */
+        bufpool_put(&s->pool->sessions, s, sizeof(*s), 0);
+    else
+        free(s);
 }
 
 int session_begin(struct session *s)

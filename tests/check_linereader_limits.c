@@ -182,6 +182,32 @@ START_TEST(test_lr_huge_line_in_one_buffer)
 }
 END_TEST
 
+/* Between lines only with nothing buffered and no over-long line being
+ * discarded: then a fresh reader would read the rest the same way. */
+START_TEST(test_lr_between_lines)
+{
+    char *s = line_of(LR_BUF_SIZE, 'q');
+    size_t room;
+
+    ck_assert_int_eq(lr_between_lines(lr), 1);
+    feed("ab");
+    ck_assert_int_eq(lr_between_lines(lr), 0);
+    feed("\n");
+    expect_line("ab");
+    ck_assert_int_eq(lr_between_lines(lr), 1);
+    feed_n(s, LR_BUF_SIZE);             /* a full buffer, no newline */
+    expect_status(LR_TOOLONG);
+    lr_space(lr, &room);                /* dropped to make room */
+    expect_status(LR_AGAIN);
+    ck_assert_uint_eq(lr_pending(lr), 0);
+    ck_assert_int_eq(lr_between_lines(lr), 0);  /* its tail is to come */
+    feed("qq\nnext\n");
+    expect_line("next");
+    ck_assert_int_eq(lr_between_lines(lr), 1);
+    free(s);
+}
+END_TEST
+
 START_TEST(test_lr_small_limit)
 {
     reinit(4);
@@ -370,6 +396,7 @@ static Suite *linereader_limits_suite(void)
     tcase_add_test(limits, test_lr_1025_with_cr_is_too_long);
     tcase_add_test(limits, test_lr_huge_line_then_good_line);
     tcase_add_test(limits, test_lr_huge_line_in_one_buffer);
+    tcase_add_test(limits, test_lr_between_lines);
     tcase_add_test(limits, test_lr_small_limit);
     tcase_add_test(limits, test_lr_limits_small);
     tcase_add_test(limits, test_lr_limits_at_cap);

@@ -361,16 +361,6 @@ END_TEST
 
 /* ---- authentication and telnet --------------------------------------- */
 
-static void require_password(const char *pw)
-{
-    struct digest *d = digest_new();
-
-    ck_assert_ptr_nonnull(d);
-    ck_assert_int_eq(digest_hex(d, pw, strlen(pw), srv.password_hex), 0);
-    digest_free(d);
-    srv.auth_required = 1;
-}
-
 START_TEST(test_session_auth_required_first)
 {
     session_stop();

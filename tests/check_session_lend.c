@@ -80,12 +80,7 @@ END_TEST
  * blocks) keeps its buffers until it has run. */
 START_TEST(test_session_lend_keeps_while_waiting)
 {
-    struct digest *d = digest_new();
-
-    ck_assert_ptr_nonnull(d);
-    ck_assert_int_eq(digest_hex(d, "pw", 2, srv.password_hex), 0);
-    digest_free(d);
-    srv.auth_required = 1;
+    require_password("pw");
     sess->authed = 0;
     static const struct session_io loop_io = {     /* an event loop's */
         .send = capture_send, .send_locked = capture_send_locked,

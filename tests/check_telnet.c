@@ -103,6 +103,24 @@ START_TEST(test_telnet_split_anywhere)
 }
 END_TEST
 
+/* Between commands only outside one: a fresh filter would go on alike. */
+START_TEST(test_telnet_between_commands)
+{
+    char buf[8];
+
+    ck_assert_int_eq(telnet_between(&tn), 1);
+    memcpy(buf, "a\xff", 2);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 2, collect, NULL), 1);
+    ck_assert_int_eq(telnet_between(&tn), 0);       /* after IAC */
+    memcpy(buf, "\xfa\x01", 2);
+    telnet_filter(&tn, buf, 2, collect, NULL);
+    ck_assert_int_eq(telnet_between(&tn), 0);       /* subnegotiation */
+    memcpy(buf, "\xff\xf0", 2);
+    telnet_filter(&tn, buf, 2, collect, NULL);
+    ck_assert_int_eq(telnet_between(&tn), 1);
+}
+END_TEST
+
 static Suite *telnet_suite(void)
 {
     Suite *s = suite_create("telnet");
@@ -115,6 +133,7 @@ static Suite *telnet_suite(void)
     tcase_add_test(core, test_telnet_iac_iac_is_data);
     tcase_add_test(core, test_telnet_subnegotiation_dropped);
     tcase_add_test(core, test_telnet_split_anywhere);
+    tcase_add_test(core, test_telnet_between_commands);
     suite_add_tcase(s, core);
     return s;
 }

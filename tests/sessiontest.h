@@ -12,6 +12,7 @@
 #include <check.h>
 #include "../server/journal/journal.h"
 #include "../server/lockmode.h"
+#include "../server/server.h"
 #include "../server/session.h"
 #include "../server/store.h"
 
@@ -90,6 +91,17 @@ static inline void session_stop(void)
     session_free(sess);
     sess = NULL;
     store_destroy(&test_store);
+}
+
+/* From now on sessions begin unauthenticated, pw their password. */
+static inline void require_password(const char *pw)
+{
+    struct digest *d = digest_new();
+
+    ck_assert_ptr_nonnull(d);
+    ck_assert_int_eq(digest_hex(d, pw, strlen(pw), srv.password_hex), 0);
+    digest_free(d);
+    srv.auth_required = 1;
 }
 
 /* Clears what the client has received so far. */

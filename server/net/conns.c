@@ -208,11 +208,12 @@ void conns_note_end(const struct conn *c, int idle, int begin_error)
         atomic_fetch_add(&srv.clients_idle_timeout, 1);
         log_msg(LOG_LEVEL_INFO, "closed %s: idle for %ld s", c->peer,
                 srv.opt.idle_timeout_s);
-    } else if (s->output_limited || s->send_error == -ENOBUFS) {
+    } else if (s && (s->output_limited || s->send_error == -ENOBUFS)) {
         atomic_fetch_add(&srv.clients_output_limited, 1);
         log_source(LOG_LEVEL_WARN, c->peer, "disconnected %s: over the "
                    "output limit of %zu bytes", c->peer, srv.opt.max_output);
-    } else if (s->send_error == -EAGAIN || s->send_error == -EWOULDBLOCK) {
+    } else if (s && (s->send_error == -EAGAIN ||
+                     s->send_error == -EWOULDBLOCK)) {
         atomic_fetch_add(&srv.clients_write_timeout, 1);
         log_source(LOG_LEVEL_WARN, c->peer, "ended the session of %s: it "
                    "read nothing for %ld s", c->peer,

@@ -32,6 +32,17 @@ static const struct timeval *timeout_of(long seconds, struct timeval *tv)
     return seconds ? tv : NULL;
 }
 
+/* What every connection's session is told, made or taken again. */
+static struct session *set_up(struct econn *c, struct session *s)
+{
+    if (s) {
+        session_set_output_limit(s, srv.opt.max_output);
+        session_set_batch(s, srv.opt.batch - 1);
+        session_set_peer(s, c->conn.peer);
+    }
+    return s;
+}
+
 struct econn *econn_new(struct worker *w, int fd, const char *peer)
 {
     struct econn *c = calloc(1, sizeof(*c));
@@ -39,18 +50,44 @@ struct econn *econn_new(struct worker *w, int fd, const char *peer)
         return NULL;
     c->conn.fd = fd;
     snprintf(c->conn.peer, sizeof(c->conn.peer), "%s", peer);
-    c->conn.session = session_new(&srv.store, &econn_io, c, 0);
+    c->conn.session = set_up(c, session_new(&srv.store, &econn_io, c, 0));
     if (!c->conn.session) {
         free(c);
         return NULL;
     }
-    session_set_output_limit(c->conn.session, srv.opt.max_output);
-    session_set_batch(c->conn.session, srv.opt.batch - 1);
-    session_set_peer(c->conn.session, c->conn.peer);
     c->w = w;
     outq_init(&c->q, &c->conn);
     conns_register(&c->conn);
     return c;
+}
+
+/* ---- the session, parked while idle ---------------------------------- */
+
+/* c's session, taken again from its worker's pool if it was parked; NULL
+ * when there is no memory for it. */
+static struct session *session_of(struct econn *c)
+{
+    struct session *s = c->conn.session;
+
+    if (!s) {
+        s = set_up(c, session_new_pooled(events_pool(c->w), &srv.store,
+                                         &econn_io, c));
+        if (!s)
+            return NULL;
+        session_unpark(s, &c->keep);
+        c->conn.session = s;
+    }
+    return s;
+}
+
+/* c waits for its client with nothing in progress: its buffers go back to
+ * the pool, and its session too if it is idle (session_park). */
+static void rest(struct econn *c)
+{
+    struct session *s = c->conn.session;
+
+    if (s && c->state == ECONN_OPEN && session_park(s, &c->keep))
+        c->conn.session = NULL;
 }
 
 /* ---- reading and writing ------------------------------------------------ */
@@ -114,8 +151,10 @@ static void end_session(struct econn *c)
             session_begin_adopt(c->conn.session, &c->park->waiter);
             session_end(c->conn.session);
         }
-    } else if (c->state == ECONN_OPEN) {
+    } else if (c->state == ECONN_OPEN && c->conn.session) {
         session_end(c->conn.session);
+    } else if (c->state == ECONN_OPEN) {
+        session_end_parked(&srv.store, &c->keep);
     }
 }
 
@@ -130,7 +169,7 @@ static void release(struct econn *c)
 
 void econn_close(struct econn *c)
 {
-    struct journal *j = c->conn.session->store->journal;
+    struct journal *j = srv.store.journal;
 
     end_session(c);
     if (!c->released)
@@ -231,6 +270,8 @@ void econn_settle(struct econn *c, int more)
     struct session *s = c->conn.session;
     int rc = c->hold_seq ? hold_over(c) : 0;
 
+    assert(s);                          /* parked only where it waits for
+                                           bytes (rest) */
     if (rc == -EAGAIN)
         return;                         /* econn_on_journal comes back */
     if (rc == 0 && c->q.bytes) {
@@ -276,8 +317,8 @@ void econn_settle(struct econn *c, int more)
         more_after(c, session_waiting(s) == SESSION_WAITS_TRACE
                       ? &poll : &now);
     } else {
-        session_release(s);             /* idle: its buffers go back to
-                                           the worker's pool */
+        rest(c);                        /* idle: its buffers and session
+                                           go back to the worker's pool */
         read_on(c);
     }
 }
@@ -297,7 +338,7 @@ static void serve(struct econn *c, size_t n)
 /* Complete requests may wait in the input buffer. */
 static int input_left(const struct econn *c)
 {
-    return lr_pending(&c->conn.session->in) > 0;
+    return c->conn.session && lr_pending(&c->conn.session->in) > 0;
 }
 
 /* ---- the callbacks -------------------------------------------------------- */
@@ -344,8 +385,8 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
     if (c->round_pp)
         return;                         /* its round comes first */
     if (c->hold_seq || c->q.bytes ||    /* more, or a timeout, while */
-        session_waiting(s) != SESSION_RUNS) {   /* replies or a request */
-        read_off(c);                    /* wait: settle reads on */
+        (s && session_waiting(s) != SESSION_RUNS)) {    /* replies or a */
+        read_off(c);                    /* request wait: settle reads on */
         return;
     }
     if (what & EV_TIMEOUT) {
@@ -353,14 +394,16 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
         econn_close(c);
         return;
     }
-    char *p = session_recv_space(s, &room);     /* borrows the buffers */
+    s = session_of(c);
+    char *p = s ? session_recv_space(s, &room) : NULL;  /* borrows the
+                                                           buffers */
     if (!p) {
         econn_close(c);                 /* no memory for them */
         return;
     }
     ssize_t n = recv(fd, p, room, MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) {
-        session_release(s);             /* nothing came after all */
+        rest(c);                        /* nothing came after all */
         return;
     }
     if (n <= 0) {
@@ -380,6 +423,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
 
     if (what & EV_TIMEOUT) {
+        assert(c->conn.session);        /* busy: replies are queued */
         c->conn.session->send_error = -EAGAIN;  /* --write-timeout */
         econn_close(c);
         return;
@@ -416,10 +460,12 @@ void econn_on_granted(evutil_socket_t fd, short what, void *arg)
 
     session_begin_adopt(c->conn.session, &c->park->waiter);
     c->state = ECONN_OPEN;
-    if (session_waiting(c->conn.session) == SESSION_WAITS_ADMISSION)
+    if (session_waiting(c->conn.session) == SESSION_WAITS_ADMISSION) {
         serve(c, 0);                    /* AUTH's OK, then the rest */
-    else
+    } else {
+        rest(c);
         read_on(c);
+    }
 }
 
 void econn_begin(struct econn *c, struct event_base *base)
@@ -436,6 +482,7 @@ void econn_begin(struct econn *c, struct event_base *base)
         econn_drop_park(c);             /* not parked: made again by */
                                         /* econn_admit if AUTH parks */
         c->state = ECONN_OPEN;
+        rest(c);
         read_on(c);
     } else if (rc == -EAGAIN) {
         c->state = ECONN_PARKED;        /* unread until its turn */

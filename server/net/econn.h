@@ -11,6 +11,7 @@
 #include "journal/journal.h"
 #include "outq.h"
 #include "server.h"
+#include "session.h"
 #include "store.h"
 
 struct worker;
@@ -45,9 +46,13 @@ struct econn_jwait {
 };
 
 struct econn {
-    struct conn conn;           /* fd, peer, session; in the registry */
+    struct conn conn;           /* fd, peer, session (NULL while parked:
+                                   an idle connection holds none); in the
+                                   registry */
     struct worker *w;
     enum econn_state state;
+    struct session_keep keep;   /* conn.session's facts while it is NULL:
+                                   parked between requests (session_park) */
     struct event *ev;           /* the socket's: readable (--timeout) or
                                    writable (--write-timeout), never both
                                    (reading, writing say which is added) */
@@ -105,6 +110,9 @@ void econn_close(struct econn *c);
 /* events.c: asks c's worker to make journal record seq durable once its
  * pass over the ready connections ends (c's replies wait meanwhile). */
 void events_commit_soon(struct worker *w, uint64_t seq);
+
+/* events.c: the pool w's sessions borrow from (w's thread only). */
+struct session_pool *events_pool(struct worker *w);
 
 /* events.c: takes c off its worker's list (econn_close calls it). */
 void events_forget(struct econn *c);

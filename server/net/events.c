@@ -215,6 +215,11 @@ int events_init(int n)
     return 0;
 }
 
+struct session_pool *events_pool(struct worker *w)
+{
+    return &w->pool;
+}
+
 int events_start(int fd, const char *peer)
 {
     struct worker *w = &workers[next_worker];
