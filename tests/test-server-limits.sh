@@ -451,6 +451,10 @@ case_many_idle() {
 
 # ---- main --------------------------------------------------------------------
 
+if [ $# -gt 0 ]; then                   # the cases named, alone
+    for c in "$@"; do "$c"; done
+    finish
+fi
 case_fd_startup
 case_fd_runtime
 case_output_limit
