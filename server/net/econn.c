@@ -86,8 +86,12 @@ static void rest(struct econn *c)
 {
     struct session *s = c->conn.session;
 
-    if (s && c->state == ECONN_OPEN && session_park(s, &c->keep))
+    if (!s)
+        return;                         /* parked already */
+    if (c->state == ECONN_OPEN && session_park(s, &c->keep))
         c->conn.session = NULL;
+    else
+        session_release(s);             /* the buffers at least */
 }
 
 /* ---- reading and writing ------------------------------------------------ */
@@ -268,10 +272,11 @@ static void wait_timer(struct econn *c)
 void econn_settle(struct econn *c, int more)
 {
     struct session *s = c->conn.session;
-    int rc = c->hold_seq ? hold_over(c) : 0;
 
     assert(s);                          /* parked only where it waits for
                                            bytes (rest) */
+    int rc = c->hold_seq ? hold_over(c) : 0;
+
     if (rc == -EAGAIN)
         return;                         /* econn_on_journal comes back */
     if (rc == 0 && c->q.bytes) {
