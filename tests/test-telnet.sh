@@ -48,6 +48,12 @@ wait_screen() {
 count_lines() { [[ $(grep -cx '1' "$PANE") -ge $1 ]]; }
 has_line() { grep -qx -- "$1" "$PANE"; }
 has_text() { grep -qF -- "$1" "$PANE"; }
+# telnet says "Connection closed." as quit closes, or has exited cleanly
+# with the line not on the screen (seen once in make check); the server's
+# log of the close is checked at the end either way.
+closed_or_gone() {
+    has_text "Connection closed" || grep -q 'Pane is dead (status 0' "$PANE"
+}
 
 start_server buffered --log-level debug || finish
 
@@ -82,8 +88,7 @@ wait_screen "after Ctrl-C the session goes on: ADD, then COUNT shows 2" \
 tm send-keys -t ssn C-]
 wait_screen "Ctrl-] opens telnet's prompt" has_text "telnet>"
 tm send-keys -t ssn 'quit' Enter
-wait_screen "quit at telnet's prompt closes the connection" \
-    has_text "Connection closed"
+wait_screen "quit at telnet's prompt closes the connection" closed_or_gone
 
 converse_str "$SRV_PORT" "COUNT\nCHECK\nDONE\n" "$TEST_TMP/after.out"
 expect_eq "the server kept both people and its tree" \
