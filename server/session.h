@@ -27,7 +27,8 @@
  * every reply sent, so an idle connection holds neither. They come from
  * the driver's session_pool (an event worker's, its thread's alone), or
  * from malloc without one, and go back wiped (they held SSNs and
- * passwords).
+ * passwords). A driver with a pool may give the idle session itself
+ * back too (session_park), keeping three facts of it (session_keep).
  */
 #ifndef SSN_SESSION_H
 #define SSN_SESSION_H
