@@ -33,6 +33,7 @@
 #ifndef SSN_SESSION_H
 #define SSN_SESSION_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "bufpool.h"
@@ -54,14 +55,20 @@
 struct listing;
 
 /* The buffers sessions borrow while a request is in progress: one event
- * worker's, used by its thread alone (no lock). */
+ * worker's, used by its thread alone (no lock), or shared by the session
+ * threads of the thread driver (session_pool_init_shared): then its lists
+ * of buffers are taken under lock, held for a pop or a push and never for
+ * a wipe, and it has no digest or session structs to lend. */
 struct session_pool {
     struct bufpool line;        /* input: LR_BUF_SIZE bytes each */
     struct bufpool reply;       /* replies: SESSION_OUT_INITIAL bytes each */
-    struct bufpool sessions;    /* parked sessions' structs (session_park) */
+    struct bufpool sessions;    /* parked sessions' structs (session_park);
+                                   not shared */
     struct digest *digest;      /* the SHA-256 context its sessions share
                                    (session_digest); NULL until one needs
-                                   it */
+                                   it; not shared */
+    int shared;                 /* line and reply under lock */
+    pthread_mutex_t lock;
 };
 
 /* The driver's side.
@@ -239,6 +246,8 @@ struct digest *session_digest(struct session *s);
  * BUFPOOL_MAX_SPARE). session_pool_destroy frees the spares; every session
  * using p must have been freed first. */
 void session_pool_init(struct session_pool *p, int spare);
+/* The same for many threads: line and reply buffers only (0, or -errno). */
+int session_pool_init_shared(struct session_pool *p, int spare);
 void session_pool_destroy(struct session_pool *p);
 
 /* n bytes arrived: answers every complete request buffered. Returns 1 when

@@ -182,6 +182,38 @@ START_TEST(test_session_lend_digest_without_pool)
 }
 END_TEST
 
+/* The thread driver's pool, shared by its session threads: buffers come
+ * from it and go back to it wiped; the digest context is the session's
+ * own and the session is never parked into it. */
+START_TEST(test_session_lend_shared_pool)
+{
+    struct session_pool shared;
+
+    ck_assert_int_eq(session_pool_init_shared(&shared, SESSION_POOL_SPARE), 0);
+    session_set_pool(sess, &shared);
+    ck_assert_str_eq(talk("ADD a b 1 123-45-6789\n"), "OK\n");
+    char *line = sess->in.buf;
+    size_t dirty = sess->in.dirty;
+    ck_assert_int_eq(session_release(sess), 1);
+    ck_assert_int_eq(shared.line.nspare, 1);
+    ck_assert_ptr_eq(shared.line.spare[0], line);
+    for (size_t i = 0; i < dirty; i++)
+        ck_assert_int_eq(line[i], 0);
+    ck_assert_str_eq(talk("COUNT\n"), "1\n");
+    ck_assert_ptr_eq(sess->in.buf, line);          /* the same, again */
+    talk("DIGEST\n");
+    ck_assert_ptr_nonnull(sess->digest);
+    ck_assert_ptr_null(shared.digest);
+    struct session_keep k;
+    ck_assert_int_eq(session_park(sess, &k), 0);
+    ck_assert_int_eq(shared.line.nspare, 1);       /* buffers went back */
+    session_stop();                     /* freed, not kept by the pool */
+    ck_assert_int_eq(shared.sessions.nspare, 0);
+    session_pool_destroy(&shared);
+    session_start_mode(LOCK_MODE_BUFFERED, 0);  /* for the teardown */
+}
+END_TEST
+
 static Suite *session_lend_suite(void)
 {
     Suite *s = suite_create("session_lend");
@@ -196,6 +228,7 @@ static Suite *session_lend_suite(void)
     tcase_add_test(core, test_session_lend_request_fields_are_the_threads);
     tcase_add_test(core, test_session_lend_digest_is_the_pools);
     tcase_add_test(core, test_session_lend_digest_without_pool);
+    tcase_add_test(core, test_session_lend_shared_pool);
     suite_add_tcase(s, core);
     return s;
 }

@@ -54,8 +54,22 @@
 
 static pthread_attr_t session_attr;
 
+/* The buffers the session threads borrow while a request is in progress
+ * (session_bufs.c): taken and given back under the pool's lock, so that
+ * a request at one in flight allocates nothing. Kept for the process's
+ * life: at most SESSION_POOL_SPARE of each kind stay spare. */
+static struct session_pool threads_pool;
+
 int threads_init(void)
 {
+    static int pool_made;
+
+    if (!pool_made) {
+        int rc = session_pool_init_shared(&threads_pool, SESSION_POOL_SPARE);
+        if (rc)
+            return rc;
+        pool_made = 1;
+    }
     int rc = pthread_attr_init(&session_attr);
     if (!rc)
         rc = pthread_attr_setdetachstate(&session_attr,
@@ -408,6 +422,7 @@ int threads_start(int fd, const char *peer)
     session_set_output_limit(c->session, srv.opt.max_output);
     session_set_batch(c->session, srv.opt.batch - 1);
     session_set_peer(c->session, c->peer);
+    session_set_pool(c->session, &threads_pool);
     set_timeouts(fd);
     conns_register(c);
     rc = pthread_create(&tid, &session_attr, session_thread, c);
