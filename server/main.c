@@ -435,6 +435,7 @@ static void drain_sessions(void)
     conns_stop_all();
     if (!sessions_ended())
         abandon(0);
+    threads_done();                     /* no session thread is left */
     log_msg(LOG_LEVEL_INFO, "stopped after %ld connections, %ld commands",
             atomic_load(&srv.connections_total) +
             atomic_load(&srv.connections_reset),

@@ -59,11 +59,17 @@ static pthread_attr_t session_attr;
  * a request at one in flight allocates nothing. Kept for the process's
  * life: at most SESSION_POOL_SPARE of each kind stay spare. */
 static struct session_pool threads_pool;
+static int pool_made;
+
+void threads_done(void)
+{
+    if (pool_made)
+        session_pool_destroy(&threads_pool);
+    pool_made = 0;
+}
 
 int threads_init(void)
 {
-    static int pool_made;
-
     if (!pool_made) {
         int rc = session_pool_init_shared(&threads_pool, SESSION_POOL_SPARE);
         if (rc)

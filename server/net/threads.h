@@ -31,7 +31,10 @@ int threads_serve(struct session *s, int rfd);
  * with fd still the caller's to refuse and close. */
 int threads_start(int fd, const char *peer);
 
-/* Sets up the threads' attributes once, before threads_start. */
+/* Sets up the threads' attributes and their buffer pool once, before
+ * threads_start. threads_done frees the pool's spares once every session
+ * thread has freed its session (the registry is empty). */
 int threads_init(void);
+void threads_done(void);
 
 #endif
