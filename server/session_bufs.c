@@ -13,71 +13,83 @@
 #include <openssl/crypto.h>
 #include "session.h"
 
+/* A shared pool's lists are taken once for both buffers. */
+static void pool_lock(struct session_pool *sp)
+{
+    if (sp && sp->shared)
+        pthread_mutex_lock(&sp->lock);
+}
+
+static void pool_unlock(struct session_pool *sp)
+{
+    if (sp && sp->shared)
+        pthread_mutex_unlock(&sp->lock);
+}
+
 static void *get(struct session_pool *sp, struct bufpool *p, size_t size)
 {
-    void *buf;
+    return sp ? bufpool_get(p) : malloc(size);
+}
 
-    if (!sp)
-        return malloc(size);
-    if (sp->shared)
-        pthread_mutex_lock(&sp->lock);
-    buf = bufpool_get(p);
-    if (sp->shared)
-        pthread_mutex_unlock(&sp->lock);
-    return buf;
+/* A shared pool's buffers are wiped before its lock is taken: they go
+ * back with nothing left to wipe. */
+static size_t wipe_first(struct session_pool *sp, void *buf, size_t size,
+                         size_t dirty)
+{
+    if (!buf || (sp && !sp->shared))
+        return dirty;
+    OPENSSL_cleanse(buf, dirty < size ? dirty : size);
+    return 0;
 }
 
 static void put(struct session_pool *sp, struct bufpool *p, void *buf,
                 size_t size, size_t dirty)
 {
-    if (!buf)
-        return;
-    if (sp && !sp->shared) {
+    if (sp)
         bufpool_put(p, buf, size, dirty);
-        return;
-    }
-    OPENSSL_cleanse(buf, dirty < size ? dirty : size);  /* not under the
-                                                           lock */
-    if (!sp) {
-        free(buf);
-        return;
-    }
-    pthread_mutex_lock(&sp->lock);
-    bufpool_put(p, buf, size, 0);
-    pthread_mutex_unlock(&sp->lock);
+    else
+        free(buf);                      /* wiped by wipe_first */
 }
 
 int session_borrow(struct session *s)
 {
     struct session_pool *p = s->pool;
+    int rc = 0;
 
+    pool_lock(p);
     if (!s->in.buf) {
         char *b = get(p, p ? &p->line : NULL, LR_BUF_SIZE);
-        if (!b)
-            return -ENOMEM;
-        lr_attach(&s->in, b);
+        if (b)
+            lr_attach(&s->in, b);
+        else
+            rc = -ENOMEM;
     }
-    if (!s->out.buf) {
+    if (!rc && !s->out.buf) {
         char *b = get(p, p ? &p->reply : NULL, SESSION_OUT_INITIAL);
-        if (!b)
-            return -ENOMEM;
-        ob_attach(&s->out, b, SESSION_OUT_INITIAL);
+        if (b)
+            ob_attach(&s->out, b, SESSION_OUT_INITIAL);
+        else
+            rc = -ENOMEM;
     }
-    return 0;
+    pool_unlock(p);
+    return rc;
 }
 
 int session_release(struct session *s)
 {
     struct session_pool *p = s->pool;
-    size_t cap, dirty;
-    char *b;
+    size_t cap, in_dirty, out_dirty;
 
     if (lr_pending(&s->in) || s->out.len || s->waiting)
         return 0;
-    b = lr_detach(&s->in, &dirty);
-    put(p, p ? &p->line : NULL, b, LR_BUF_SIZE, dirty);
-    b = ob_detach(&s->out, &cap, &dirty);
-    put(p, p ? &p->reply : NULL, b, cap, dirty);   /* grown: freed */
+    char *in = lr_detach(&s->in, &in_dirty);
+    char *out = ob_detach(&s->out, &cap, &out_dirty);
+    in_dirty = wipe_first(p, in, LR_BUF_SIZE, in_dirty);
+    out_dirty = wipe_first(p, out, cap, out_dirty);
+    pool_lock(p);
+    put(p, p ? &p->line : NULL, in, LR_BUF_SIZE, in_dirty);
+    put(p, p ? &p->reply : NULL, out, cap, out_dirty);  /* grown: freed */
+    pool_unlock(p);
     return 1;
 }
 
