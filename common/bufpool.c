@@ -17,12 +17,29 @@ void bufpool_destroy(struct bufpool *p)
         free(p->spare[--p->nspare]);    /* wiped when they came back */
 }
 
-void *bufpool_get(struct bufpool *p)
+void *bufpool_take(struct bufpool *p)
 {
     if (p->nspare > 0)
         return p->spare[--p->nspare];
-    p->allocs++;
-    return malloc(p->size);
+    p->allocs++;                        /* the caller allocates one */
+    return NULL;
+}
+
+int bufpool_keep(struct bufpool *p, void *buf, size_t size)
+{
+    if (size == p->size && p->nspare < p->max) {
+        p->spare[p->nspare++] = buf;
+        return 1;
+    }
+    p->frees++;                         /* the caller frees it */
+    return 0;
+}
+
+void *bufpool_get(struct bufpool *p)
+{
+    void *buf = bufpool_take(p);
+
+    return buf ? buf : malloc(p->size);
 }
 
 void bufpool_put(struct bufpool *p, void *buf, size_t size, size_t dirty)
@@ -30,10 +47,6 @@ void bufpool_put(struct bufpool *p, void *buf, size_t size, size_t dirty)
     if (!buf)
         return;
     OPENSSL_cleanse(buf, dirty < size ? dirty : size);
-    if (size == p->size && p->nspare < p->max) {
-        p->spare[p->nspare++] = buf;
-        return;
-    }
-    p->frees++;
-    free(buf);
+    if (!bufpool_keep(p, buf, size))
+        free(buf);
 }

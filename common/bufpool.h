@@ -36,6 +36,14 @@ void bufpool_destroy(struct bufpool *p);
  * its contents are unspecified. NULL when memory cannot be had. */
 void *bufpool_get(struct bufpool *p);
 
+/* The same in two halves, for a pool shared under its owner's lock, so
+ * that malloc, free and the wipe stay outside it: take returns a spare or
+ * NULL (the caller mallocs p->size bytes), keep keeps a buf already wiped
+ * if it is of the pool's size and there is room and returns 1, else 0
+ * (the caller frees it). Counted as get and put count. */
+void *bufpool_take(struct bufpool *p);
+int bufpool_keep(struct bufpool *p, void *buf, size_t size);
+
 /* Gives buf (size bytes, of which the first dirty were written) back:
  * wiped, then kept as a spare if it is of the pool's size and there is
  * room, else freed. buf NULL: nothing. */

@@ -57,8 +57,8 @@ struct listing;
 /* The buffers sessions borrow while a request is in progress: one event
  * worker's, used by its thread alone (no lock), or shared by the session
  * threads of the thread driver (session_pool_init_shared): then its lists
- * of buffers are taken under lock, held for a pop or a push and never for
- * a wipe, and it has no digest or session structs to lend. */
+ * of buffers are taken under lock, held for a pop or a push (never for
+ * a wipe, malloc or free), and it has no digest or session structs to lend. */
 struct session_pool {
     struct bufpool line;        /* input: LR_BUF_SIZE bytes each */
     struct bufpool reply;       /* replies: SESSION_OUT_INITIAL bytes each */

@@ -3,93 +3,78 @@
  * (session.h; memcached's rbuf cache). An event worker's pool is used by
  * its thread alone, so nothing locks; the thread driver's one pool is
  * shared by its session threads, its lists under its lock (a pop or a
- * push: the wipe is done outside); without a pool (tests, --stdin) the
- * buffers come from malloc and go back to free. Either way they go back
- * wiped: only the bytes written (the reader's and outbuf's `dirty`), so
- * that giving back a buffer after a short request costs a short wipe.
+ * push: the wipe, malloc and free outside); without a pool (tests,
+ * --stdin) the buffers come from malloc and go back to free. Either way
+ * they go back wiped: only the bytes written (the reader's and outbuf's
+ * `dirty`), so that giving back a buffer after a short request costs a
+ * short wipe.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <openssl/crypto.h>
 #include "session.h"
 
-/* A shared pool's lists are taken once for both buffers. */
-static void pool_lock(struct session_pool *sp)
+/* A shared pool's lists are taken once for both buffers, and held for
+ * the pops or pushes alone: malloc, free and the wipes are done outside.
+ * Without a pool every buffer is malloc'ed and freed. */
+static void pool_lock(struct session_pool *p)
 {
-    if (sp && sp->shared)
-        pthread_mutex_lock(&sp->lock);
+    if (p && p->shared)
+        pthread_mutex_lock(&p->lock);
 }
 
-static void pool_unlock(struct session_pool *sp)
+static void pool_unlock(struct session_pool *p)
 {
-    if (sp && sp->shared)
-        pthread_mutex_unlock(&sp->lock);
-}
-
-static void *get(struct session_pool *sp, struct bufpool *p, size_t size)
-{
-    return sp ? bufpool_get(p) : malloc(size);
-}
-
-/* A shared pool's buffers are wiped before its lock is taken: they go
- * back with nothing left to wipe. */
-static size_t wipe_first(struct session_pool *sp, void *buf, size_t size,
-                         size_t dirty)
-{
-    if (!buf || (sp && !sp->shared))
-        return dirty;
-    OPENSSL_cleanse(buf, dirty < size ? dirty : size);
-    return 0;
-}
-
-static void put(struct session_pool *sp, struct bufpool *p, void *buf,
-                size_t size, size_t dirty)
-{
-    if (sp)
-        bufpool_put(p, buf, size, dirty);
-    else
-        free(buf);                      /* wiped by wipe_first */
+    if (p && p->shared)
+        pthread_mutex_unlock(&p->lock);
 }
 
 int session_borrow(struct session *s)
 {
     struct session_pool *p = s->pool;
-    int rc = 0;
+    char *in = NULL, *out = NULL;
 
     pool_lock(p);
-    if (!s->in.buf) {
-        char *b = get(p, p ? &p->line : NULL, LR_BUF_SIZE);
-        if (b)
-            lr_attach(&s->in, b);
-        else
-            rc = -ENOMEM;
-    }
-    if (!rc && !s->out.buf) {
-        char *b = get(p, p ? &p->reply : NULL, SESSION_OUT_INITIAL);
-        if (b)
-            ob_attach(&s->out, b, SESSION_OUT_INITIAL);
-        else
-            rc = -ENOMEM;
-    }
+    if (p && !s->in.buf)
+        in = bufpool_take(&p->line);
+    if (p && !s->out.buf)
+        out = bufpool_take(&p->reply);
     pool_unlock(p);
-    return rc;
+    if (!s->in.buf && !in)
+        in = malloc(LR_BUF_SIZE);
+    if (in)
+        lr_attach(&s->in, in);
+    if (!s->out.buf && !out)
+        out = malloc(SESSION_OUT_INITIAL);
+    if (out)
+        ob_attach(&s->out, out, SESSION_OUT_INITIAL);
+    return s->in.buf && s->out.buf ? 0 : -ENOMEM;
 }
 
 int session_release(struct session *s)
 {
     struct session_pool *p = s->pool;
     size_t cap, in_dirty, out_dirty;
+    int keep_in = 0, keep_out = 0;
 
     if (lr_pending(&s->in) || s->out.len || s->waiting)
         return 0;
     char *in = lr_detach(&s->in, &in_dirty);
     char *out = ob_detach(&s->out, &cap, &out_dirty);
-    in_dirty = wipe_first(p, in, LR_BUF_SIZE, in_dirty);
-    out_dirty = wipe_first(p, out, cap, out_dirty);
+    if (in)
+        OPENSSL_cleanse(in, in_dirty < LR_BUF_SIZE ? in_dirty : LR_BUF_SIZE);
+    if (out)
+        OPENSSL_cleanse(out, out_dirty < cap ? out_dirty : cap);
     pool_lock(p);
-    put(p, p ? &p->line : NULL, in, LR_BUF_SIZE, in_dirty);
-    put(p, p ? &p->reply : NULL, out, cap, out_dirty);  /* grown: freed */
+    if (p && in)
+        keep_in = bufpool_keep(&p->line, in, LR_BUF_SIZE);
+    if (p && out)
+        keep_out = bufpool_keep(&p->reply, out, cap);  /* grown: freed */
     pool_unlock(p);
+    if (!keep_in)
+        free(in);
+    if (!keep_out)
+        free(out);
     return 1;
 }
 

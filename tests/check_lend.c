@@ -233,6 +233,28 @@ START_TEST(test_bufpool_frees_odd_sizes)
 }
 END_TEST
 
+/* take and keep, the halves a shared pool uses under its owner's lock,
+ * allocate and free nothing themselves: take says when the caller must
+ * malloc, keep when it must free, and both count as get and put do. */
+START_TEST(test_bufpool_take_and_keep_leave_malloc_to_the_caller)
+{
+    struct bufpool p;
+    char *a = malloc(64), *big = malloc(256);
+
+    bufpool_init(&p, 64, 1);
+    ck_assert_ptr_null(bufpool_take(&p));           /* empty */
+    ck_assert_uint_eq(p.allocs, 1);
+    ck_assert_int_eq(bufpool_keep(&p, a, 64), 1);
+    ck_assert_int_eq(bufpool_keep(&p, big, 256), 0);    /* not its size */
+    ck_assert_uint_eq(p.frees, 1);
+    ck_assert_ptr_eq(bufpool_take(&p), a);
+    ck_assert_uint_eq(p.allocs, 1);
+    ck_assert_int_eq(p.nspare, 0);
+    free(a);
+    free(big);
+}
+END_TEST
+
 static Suite *lend_suite(void)
 {
     Suite *s = suite_create("lend");
@@ -249,6 +271,7 @@ static Suite *lend_suite(void)
     tcase_add_test(pool, test_bufpool_reuses_spares);
     tcase_add_test(pool, test_bufpool_wipes_what_comes_back);
     tcase_add_test(pool, test_bufpool_frees_odd_sizes);
+    tcase_add_test(pool, test_bufpool_take_and_keep_leave_malloc_to_the_caller);
     suite_add_tcase(s, lr);
     suite_add_tcase(s, ob);
     suite_add_tcase(s, pool);
