@@ -11,7 +11,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 umask 077                       # the server refuses a password file others
                                 # can read (test-journal-owner.sh tests it)
-IC=$BIN/inclient KI=$BIN/kill_it
+IC=$CLIENTS_BIN/inclient KI=$CLIENTS_BIN/kill_it
 PW=s3cret-Pw.42
 WRONG=guess-Nr.7
 PWFILE=$TEST_TMP/password
