@@ -59,6 +59,70 @@ static int header_again(struct journal *j, char *err, size_t errlen)
     return 0;
 }
 
+/* A damaged record (JSCAN_DAMAGED): 0 when --journal-truncate cuts it
+ * (logged), else -1 after writing why into err; -ENOMEM when it was no
+ * damage but this process running out of memory, which nothing cuts. */
+static int on_damaged(struct journal *j, const struct jscan *r, size_t len,
+                      size_t people, int truncate, char *err, size_t errlen)
+{
+    if (r->cb_error == -ENOMEM) {
+        snprintf(err, errlen, "%s: out of memory after replaying %zu "
+                 "records (byte %zu of %zu, %zu people); the journal is "
+                 "untouched: start again with more memory "
+                 "(--journal-truncate would not help)", j->path,
+                 r->records, r->bad_offset, len, people);
+        return -ENOMEM;
+    }
+    if (!truncate && r->witness) {
+        snprintf(err, errlen, "%s: damaged record at byte %zu (bad "
+                 "length, checksum or contents), in bytes that had been "
+                 "durable: the record at byte %zu was appended when the "
+                 "file was synced up to byte %zu, so this is not a "
+                 "crash's unfinished write; %zu records before it are "
+                 "good. Start with --journal-truncate to keep those and "
+                 "drop everything from byte %zu on", j->path,
+                 r->bad_offset, r->witness, r->witness_upto, r->records,
+                 r->bad_offset);
+        return -1;
+    }
+    if (!truncate) {
+        snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
+                 "with records after it; %zu records before it are "
+                 "good. Start with --journal-truncate to keep those "
+                 "and drop everything from byte %zu on", j->path,
+                 r->bad_offset, r->cb_error ? "it contradicts the "
+                 "records before it" : "bad length, checksum or "
+                 "contents", r->records, r->bad_offset);
+        return -1;
+    }
+    JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: damaged record at byte "
+                "%zu; --journal-truncate: %zu bytes from there on "
+                "dropped", j->path, r->bad_offset, len - r->bad_offset);
+    return 0;
+}
+
+/* A torn tail (JSCAN_TORN), cut: what it was, logged. */
+static void log_torn(struct journal *j, const struct jscan *r, size_t len)
+{
+    if (r->zero_tail) {         /* the space reserved ahead: nothing lost */
+        JOURNAL_LOG(j, LOG_LEVEL_DEBUG, "journal %s: %zu bytes of "
+                    "space reserved ahead (zeros) after the last record "
+                    "cut", j->path, len - r->good_end);
+    } else if (r->version == JREC_VERSION_V1) {
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte "
+                    "%zu (%zu bytes of an unfinished last record) cut",
+                    j->path, r->bad_offset, len - r->bad_offset);
+    } else {
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu "
+                    "cut: %zu bytes of records (%zu whole among them) "
+                    "written after the last sync and left unfinished or "
+                    "out of order by a crash, which no later record says "
+                    "were durable; then %zu bytes of zeros (space reserved "
+                    "ahead)", j->path, r->bad_offset, r->tail_data,
+                    r->tail_whole, len - r->bad_offset - r->tail_data);
+    }
+}
+
 /* Replays the image into st, and decides what a bad record means (the
  * rule of the file's version, journal_rec.c). Sets the file's version and
  * whether its last records wait for a MARK. Returns the offset where
@@ -68,6 +132,7 @@ long long journal_replay(struct journal *j, const unsigned char *img,
                          size_t len, int truncate, char *err, size_t errlen)
 {
     struct jscan r;
+    int rc;
 
     store_lock(j->store);       /* the _locked functions assert it */
     store_reserve_locked(j->store, len / JREC_ADD_TYPICAL);
@@ -96,63 +161,11 @@ long long journal_replay(struct journal *j, const unsigned char *img,
         j->version = JREC_VERSION;
         return JREC_HEADER_LEN;
     case JSCAN_DAMAGED:
-        /* A record that could not be applied for want of memory is no
-         * damage: the file is whole, only this process is too small for
-         * it. Never cut it, --journal-truncate or not. */
-        if (r.cb_error == -ENOMEM) {
-            snprintf(err, errlen, "%s: out of memory after replaying %zu "
-                     "records (byte %zu of %zu, %zu people); the journal is "
-                     "untouched: start again with more memory "
-                     "(--journal-truncate would not help)", j->path,
-                     r.records, r.bad_offset, len, people);
-            return -ENOMEM;
-        }
-        if (!truncate && r.witness) {
-            snprintf(err, errlen, "%s: damaged record at byte %zu (bad "
-                     "length, checksum or contents), in bytes that had been "
-                     "durable: the record at byte %zu was appended when the "
-                     "file was synced up to byte %zu, so this is not a "
-                     "crash's unfinished write; %zu records before it are "
-                     "good. Start with --journal-truncate to keep those and "
-                     "drop everything from byte %zu on", j->path,
-                     r.bad_offset, r.witness, r.witness_upto, r.records,
-                     r.bad_offset);
-            return -1;
-        }
-        if (!truncate) {
-            snprintf(err, errlen, "%s: damaged record at byte %zu (%s) "
-                     "with records after it; %zu records before it are "
-                     "good. Start with --journal-truncate to keep those "
-                     "and drop everything from byte %zu on", j->path,
-                     r.bad_offset, r.cb_error ? "it contradicts the "
-                     "records before it" : "bad length, checksum or "
-                     "contents", r.records, r.bad_offset);
-            return -1;
-        }
-        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: damaged record at byte "
-                    "%zu; --journal-truncate: %zu bytes from there on "
-                    "dropped", j->path, r.bad_offset, len - r.bad_offset);
+        if ((rc = on_damaged(j, &r, len, people, truncate, err, errlen)))
+            return rc;
         break;
     case JSCAN_TORN:
-        if (r.zero_tail) {      /* the space reserved ahead: nothing lost */
-            JOURNAL_LOG(j, LOG_LEVEL_DEBUG, "journal %s: %zu bytes of "
-                        "space reserved ahead (zeros) after the last record "
-                        "cut", j->path, len - r.good_end);
-            break;
-        }
-        if (r.version == JREC_VERSION_V1) {
-            JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte "
-                        "%zu (%zu bytes of an unfinished last record) cut",
-                        j->path, r.bad_offset, len - r.bad_offset);
-            break;
-        }
-        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: torn tail at byte %zu "
-                    "cut: %zu bytes of records (%zu whole among them) "
-                    "written after the last sync and left unfinished or out "
-                    "of order by a crash, which no later record says were "
-                    "durable; then %zu bytes of zeros (space reserved ahead)",
-                    j->path, r.bad_offset, r.tail_data, r.tail_whole,
-                    len - r.bad_offset - r.tail_data);
+        log_torn(j, &r, len);
         break;
     case JSCAN_CLEAN:
         break;
