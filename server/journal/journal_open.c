@@ -50,6 +50,7 @@ static int read_all(int fd, unsigned char **out, size_t *len)
     return 0;
 }
 
+/* fsync of the directory that holds path: 0 or the errno. */
 static int sync_parent_dir(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -71,6 +72,9 @@ static int sync_parent_dir(const char *path)
     return rc;
 }
 
+/* Reads j's file (opened and locked, journal_owner_open) whole into *img
+ * (the caller's to free), a new file given its header first. Returns 0,
+ * or -1 after writing why into err (-ENOMEM when memory ran out). */
 static int open_image(struct journal *j, const char *path,
                       unsigned char **img, size_t *len,
                       char *err, size_t errlen)
@@ -199,13 +203,47 @@ err:
     return -1;
 }
 
+/* The file of j (opened and locked) read, replayed into the store and cut
+ * where replay stopped; a compaction's leftover removed. Returns the
+ * offset where appending resumes, or -1 after writing why into err
+ * (-ENOMEM when memory ran out). */
+static long long recover(struct journal *j, const char *path, int truncate,
+                         char *err, size_t errlen)
+{
+    unsigned char *img = NULL;
+    size_t len = 0;
+    struct stat lsb;
+    int rc;
+
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
+        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
+                    "the file a compaction replaces (the link stays)", path,
+                    j->real_path);
+    if ((rc = open_image(j, path, &img, &len, err, errlen)) < 0) {
+        free(img);
+        return rc;
+    }
+    long long end = journal_replay(j, img, len, truncate, err, errlen);
+    free(img);
+    if (end < 0)
+        return end;
+    if ((size_t)end < len && (ftruncate(j->fd, end) || fdatasync(j->fd))) {
+        snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
+                 strerror(errno));
+        return -1;
+    }
+    if (unlink(j->compact_path) == 0)
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                    "compaction that did not finish; the journal itself is "
+                    "whole", path, j->compact_path);
+    return end;
+}
+
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
                              int truncate, struct store *st,
                              char *err, size_t errlen)
 {
     struct journal *j;
-    unsigned char *img = NULL;
-    size_t len = 0;
     int rc = -ENOMEM;
 
     journal_seams_init(path);   /* the test build's only */
@@ -235,37 +273,17 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
         goto err;
     }
     strcpy(stpcpy(j->compact_path, j->real_path), JOURNAL_COMPACT_SUFFIX);
-    struct stat lsb;
-    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode))
-        JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
-                    "the file a compaction replaces (the link stays)", path,
-                    j->real_path);
-    if ((rc = open_image(j, path, &img, &len, err, errlen)) < 0)
-        goto err;
-    long long end = journal_replay(j, img, len, truncate, err, errlen);
-    free(img);
-    img = NULL;
+    long long end = recover(j, path, truncate, err, errlen);
     if (end < 0) {
         rc = (int)end;
         goto err;
     }
-    rc = -1;
-    if ((size_t)end < len && (ftruncate(j->fd, end) || fdatasync(j->fd))) {
-        snprintf(err, errlen, "cannot cut %s at byte %lld: %s", path, end,
-                 strerror(errno));
-        goto err;
-    }
-    if (unlink(j->compact_path) == 0)
-        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
-                    "compaction that did not finish; the journal itself is "
-                    "whole", path, j->compact_path);
     reserve_first(j, path, end);
     if ((rc = start_threads(j, err, errlen)) < 0)
         goto err;
     st->journal = j;
     return j;
 err:
-    free(img);
     if (j) {
         if (j->fd >= 0)
             close(j->fd);

@@ -179,8 +179,3 @@ long long journal_replay(struct journal *j, const unsigned char *img,
                 "; format 1 until the next compaction" : "");
     return (long long)r.good_end;
 }
-
-/* Reads j's file (opened and locked, journal_owner_open) whole into *img
- * (the caller's to free), a new file given its header first. Returns 0,
- * or -1 after writing why into err (-ENOMEM when memory ran out). */
-/* fsync of the directory that holds path: 0 or the errno. */
