@@ -15,7 +15,12 @@
  * of lr_space), and at the end it takes every line left. Whenever taking
  * lines leaves nothing buffered, the buffer is detached, poisoned and the
  * other of two attached in its place, as a server gives its buffer back
- * between requests: the stream must read the same.
+ * between requests: the stream must read the same. Whenever, then,
+ * lr_between_lines says the reader is between lines, the reader is made
+ * afresh (lr_init), as an event connection parks its session there and
+ * takes another for its next bytes (server/session_park.c): the stream
+ * must read the same again, and the model must not be dropping the rest
+ * of an over-long line.
  *
  * The oracle: max_line is min(limit, LR_MAX_LINE); every line is at most
  * max_line bytes, holds no '\n', is NUL-terminated in place; room always
@@ -45,6 +50,7 @@ struct model {
 };
 
 struct run {
+    size_t limit;               /* lr_init's */
     struct linereader *lr;
     struct model m;
     char *bufs[2];              /* lent to lr in turn (swap) */
@@ -134,6 +140,13 @@ static void swap(struct run *r)
     FUZZ_CHECK(dirty <= LR_BUF_SIZE, "dirty is within the buffer");
     memset(old, 0xa5, LR_BUF_SIZE);
     r->cur ^= 1;
+    if (lr_between_lines(r->lr)) {
+        struct model m = r->m;
+        model_skip(&m);
+        FUZZ_CHECK(!m.skipping, "between lines only when no over-long line "
+                   "is being dropped");
+        lr_init(r->lr, r->limit);
+    }
     lr_attach(r->lr, r->bufs[r->cur]);
 }
 
@@ -194,6 +207,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     unsigned v = data[0] | (unsigned)data[1] << 8;
     size_t limit = v & 0x8000 ? v & 0x7fff : v & 0x3f;
+    r.limit = limit;
     lr_init(r.lr, limit);
     lr_attach(r.lr, r.bufs[0]);
     r.m.max_line = limit < LR_MAX_LINE ? limit : LR_MAX_LINE;

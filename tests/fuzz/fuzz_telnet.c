@@ -11,7 +11,10 @@
  *   - a stream without IAC comes out unchanged and unanswered;
  *   - cutting the stream into chunks changes nothing: the output and the
  *     answers are those of one call over the whole stream (a command split
- *     across reads is completed by the next one).
+ *     across reads is completed by the next one);
+ *   - neither does a fresh filter put in place between chunks wherever
+ *     telnet_between says the old one is between commands, as an event
+ *     connection parks its session there (server/session_park.c).
  */
 #include <string.h>
 #include "fuzz.h"
@@ -37,8 +40,10 @@ static void on_answer(void *arg, const unsigned char *seq, size_t len)
     r->answers_len += len;
 }
 
-/* Filters in[0..n) in chunks (chunk 0: all at once) into r. */
-static void run(const uint8_t *in, size_t n, uint8_t seed, struct result *r)
+/* Filters in[0..n) in chunks (chunk 0: all at once) into r; park: a
+ * fresh filter wherever the one before is between commands. */
+static void run(const uint8_t *in, size_t n, uint8_t seed, int park,
+                struct result *r)
 {
     struct telnet t;
     uint8_t *buf = malloc(n ? n : 1);
@@ -51,6 +56,8 @@ static void run(const uint8_t *in, size_t n, uint8_t seed, struct result *r)
     r->out_len = r->answers_len = 0;
     while (done < n) {
         size_t k = n - done;
+        if (park && telnet_between(&t))
+            telnet_init(&t);
         if (seed) {
             x = x * 1103515245u + 12345u;
             size_t want = 1 + (x >> 16) % 16;
@@ -75,19 +82,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     const uint8_t *in = data + 1;
     size_t n = size - 1, iacs = 0;
-    struct result whole, cut;
+    struct result whole, cut, parked;
 
     for (size_t i = 0; i < n; i++)
         iacs += in[i] == TELNET_IAC;
     whole.out = malloc(n + 1);
     cut.out = malloc(n + 1);
+    parked.out = malloc(n + 1);
     whole.answers = malloc(n * TELNET_ANSWER_MAX + 1);
     cut.answers = malloc(n * TELNET_ANSWER_MAX + 1);
-    FUZZ_CHECK(whole.out && cut.out && whole.answers && cut.answers,
-               "memory for the results");
+    parked.answers = malloc(n * TELNET_ANSWER_MAX + 1);
+    FUZZ_CHECK(whole.out && cut.out && parked.out && whole.answers &&
+               cut.answers && parked.answers, "memory for the results");
 
-    run(in, n, 0, &whole);
-    run(in, n, data[0], &cut);
+    run(in, n, 0, 0, &whole);
+    run(in, n, data[0], 0, &cut);
+    run(in, n, data[0] ? data[0] : 1, 1, &parked);
 
     FUZZ_CHECK(whole.answers_len <= iacs * TELNET_ANSWER_MAX,
                "no more answers than IAC bytes");
@@ -105,9 +115,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(cut.answers_len == whole.answers_len &&
                memcmp(cut.answers, whole.answers, whole.answers_len) == 0,
                "chunks give the same answers as one call");
+    FUZZ_CHECK(parked.out_len == whole.out_len &&
+               memcmp(parked.out, whole.out, whole.out_len) == 0 &&
+               parked.answers_len == whole.answers_len &&
+               memcmp(parked.answers, whole.answers, whole.answers_len) == 0,
+               "a fresh filter where telnet_between says so changes nothing");
     free(whole.out);
     free(cut.out);
+    free(parked.out);
     free(whole.answers);
     free(cut.answers);
+    free(parked.answers);
     return 0;
 }
