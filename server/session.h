@@ -228,6 +228,12 @@ char *session_recv_space(struct session *s, size_t *room);
  * pool, or malloc). Returns 0 or -ENOMEM (what was had is kept). */
 int session_borrow(struct session *s);
 
+/* How many buffers session_borrow has had to take from malloc since the
+ * process started, every session's, pool or none (STATS
+ * session_buffers_malloced): with a pool, a few per connection served at
+ * once, never one per request. Atomic; counted on the malloc path only. */
+unsigned long session_buffers_malloced(void);
+
 /* Gives both buffers back, wiped, when nothing needs them: no input
  * buffered, no reply unsent, no request waiting (session_waiting). Returns
  * 1 when the session holds no buffer now, 0 when it keeps them. Drivers

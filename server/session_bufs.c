@@ -10,6 +10,7 @@
  * short wipe.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <openssl/crypto.h>
 #include "session.h"
@@ -29,6 +30,23 @@ static void pool_unlock(struct session_pool *p)
         pthread_mutex_unlock(&p->lock);
 }
 
+/* Buffers taken from malloc: the pool had no spare, or there is none. */
+static atomic_ulong malloced;
+
+unsigned long session_buffers_malloced(void)
+{
+    return atomic_load_explicit(&malloced, memory_order_relaxed);
+}
+
+static void *buffer_malloc(size_t n)
+{
+    void *p = malloc(n);
+
+    if (p)
+        atomic_fetch_add_explicit(&malloced, 1, memory_order_relaxed);
+    return p;
+}
+
 int session_borrow(struct session *s)
 {
     struct session_pool *p = s->pool;
@@ -41,11 +59,11 @@ int session_borrow(struct session *s)
         out = bufpool_take(&p->reply);
     pool_unlock(p);
     if (!s->in.buf && !in)
-        in = malloc(LR_BUF_SIZE);
+        in = buffer_malloc(LR_BUF_SIZE);
     if (in)
         lr_attach(&s->in, in);
     if (!s->out.buf && !out)
-        out = malloc(SESSION_OUT_INITIAL);
+        out = buffer_malloc(SESSION_OUT_INITIAL);
     if (out)
         ob_attach(&s->out, out, SESSION_OUT_INITIAL);
     return s->in.buf && s->out.buf ? 0 : -ENOMEM;

@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "proto.h"
 #include "server.h"
+#include "session.h"
 #include "log_source.h"
 #include "stats.h"
 #include "store.h"
@@ -106,6 +107,7 @@ static int guard_lines(char *buf, size_t cap)
         "max_output_total %zu\n"
         "reply_bytes_held %zu\n"
         "clients_reply_budget %ld\n"
+        "session_buffers_malloced %lu\n"
         "max_unauth %ld\n"
         "login_grace %ld\n"
         "tcp_keepalive %ld\n"
@@ -116,6 +118,7 @@ static int guard_lines(char *buf, size_t cap)
         "log_lines_suppressed %ld\n",
         srv.opt.max_output_total, atomic_load(&srv.reply_held),
         atomic_load(&srv.clients_reply_budget),
+        session_buffers_malloced(),
         srv.auth_required ? srv.opt.max_unauth : 0L,
         srv.auth_required ? srv.opt.login_grace_s : 0L,
         srv.opt.tcp_keepalive_s,

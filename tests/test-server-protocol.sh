@@ -171,6 +171,32 @@ case_stats() {
         "$((val - before))" 5
 }
 
+# stat_now KEY: KEY's value in a STATS from a connection of its own.
+stat_now() {
+    NCONN=$((NCONN + 1))
+    converse_str "$SRV_PORT" 'STATS\nDONE\n' "$TEST_TMP/stat.out"
+    sed -n "s/^$1 //p" "$TEST_TMP/stat.out"
+}
+
+# A session borrows its buffers for each request and gives them back when
+# it waits for the next: from its pool, not malloc (docs/ARCHITECTURE.md).
+# 200 requests one at a time take at most the first request's two.
+case_buffers_reused() {
+    local fd i n=0 before after
+    before=$(stat_now session_buffers_malloced)
+    NCONN=$((NCONN + 1))
+    open_conn "$SRV_PORT"; fd=$CONN
+    for ((i = 0; i < 200; i++)); do
+        send_line "$fd" COUNT
+        read_line "$fd" 2 && [[ $LINE == "$(model_count)" ]] && n=$((n + 1))
+    done
+    close_conn "$fd"
+    after=$(stat_now session_buffers_malloced)
+    expect_eq "$MODE: 200 COUNTs one at a time answered" "$n" 200
+    check "$MODE: ... with at most 2 buffers from malloc (STATS session_buffers_malloced went from $before to $after)" \
+        test "$((after - before))" -le 2
+}
+
 case_help() {
     begin help
     req "HELP"
@@ -389,6 +415,7 @@ for MODE in "${MODES[@]}"; do
     case_pipelining
     case_long_lines
     case_long_line_split
+    case_buffers_reused
     case_check
     check "$MODE: server still running" srv_running "$SRV_PID"
     stop_server "$SRV_PID" TERM
