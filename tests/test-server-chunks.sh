@@ -11,8 +11,7 @@
 # a fresh server as each run is. The replies must be the same bytes, and
 # so must the telnet answers (IAC WONT, IAC DONT), in order; only where
 # the answers fall among the replies depends on how the bytes were read.
-# Both drivers are checked (CHUNK_IO chooses); test-server-events.sh runs
-# it.
+# Both drivers are checked (CHUNK_IO chooses).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 LONG=$(head -c 20000 /dev/zero | tr '\0' x)

@@ -19,8 +19,4 @@ done
 echo "# --- test-server-limits.sh's idle cases with --io events"
 bash tests/test-server-limits.sh case_idle_timeout case_coarse_idle \
     case_many_idle || rc=1
-# ... and only between lines and telnet commands: a conversation cut inside
-# both reads the same.
-echo "# --- test-server-chunks.sh"
-bash tests/test-server-chunks.sh || rc=1
 exit $rc
