@@ -6,7 +6,8 @@
 # lines and telnet commands; the cuts fall inside a request, between CR
 # and LF, inside telnet commands and a subnegotiation, and inside a line
 # over the 16 KiB limit, each followed by a pause so that the worker sees
-# the connection idle there. The reference is a thread per connection
+# the connection idle there; then, without the long line, at offsets drawn
+# at random (CHUNK_SEEDS). The reference is a thread per connection
 # (which keeps its session) with the whole conversation in one write, on
 # a fresh server as each run is. The replies must be the same bytes, and
 # so must the telnet answers (IAC WONT, IAC DONT), in order; only where
@@ -30,11 +31,13 @@ PIECES=(
 # the rest is being dropped).
 LONG_PARTS=("${LONG:0:5000}" "${LONG:5000:12000}" "${LONG:17000}")
 
-# write_pieces DIR: each piece to DIR/NN, and all of them to DIR/whole.
+# write_pieces DIR: each piece to DIR/NN, and all of them to DIR/whole;
+# the conversation without the long line to DIR/short.
 write_pieces() {
     local i k=0 f
     mkdir -p "$1"
     : >"$1/whole"
+    : >"$1/short"
     for ((i = 0; i < ${#PIECES[@]}; i++)); do
         f=$(printf '%s/%02d' "$1" "$i")
         if [[ ${PIECES[$i]} == *%s* ]]; then
@@ -42,8 +45,30 @@ write_pieces() {
             k=$((k + 1))
         else
             printf "${PIECES[$i]}" >"$f"
+            cat "$f" >>"$1/short"
         fi
         cat "$f" >>"$1/whole"
+    done
+}
+
+# cut_random FILE SEED DIR: FILE as DIR/whole, and in pieces DIR/NN, cut
+# at 10 offsets drawn with SEED (one or two may coincide).
+cut_random() {
+    local len at prev=0 n=0 i
+    local -a cuts=()
+    len=$(stat -c %s "$1")
+    RANDOM=$2
+    for ((i = 0; i < 10; i++)); do
+        cuts+=($((RANDOM % (len - 1) + 1)))
+    done
+    mapfile -t cuts < <(printf '%s\n' "${cuts[@]}" | sort -n -u)
+    mkdir -p "$3"
+    cp "$1" "$3/whole"
+    for at in "${cuts[@]}" "$len"; do
+        tail -c +$((prev + 1)) "$1" | head -c $((at - prev)) \
+            >"$(printf '%s/%02d' "$3" "$n")"
+        n=$((n + 1))
+        prev=$at
     done
 }
 
@@ -63,31 +88,31 @@ converse_cut() {
 P=$TEST_TMP/pieces
 write_pieces "$P"
 
-# run IO HOW OUT: the conversation on a fresh server (--io IO), sent
-# whole or cut; OUT.replies gets the replies, OUT.telnet the answers.
+# run IO DIR HOW OUT: DIR's conversation on a fresh server (--io IO),
+# sent whole or cut; OUT.replies gets the replies, OUT.telnet the answers.
 run() {
-    : >"$3"
+    : >"$4"
     if SSN_IO=$1 start_server buffered; then
-        if [[ $2 == whole ]]; then
-            converse "$SRV_PORT" "$P/whole" "$3"
+        if [[ $3 == whole ]]; then
+            converse "$SRV_PORT" "$2/whole" "$4"
         else
-            converse_cut "$SRV_PORT" "$P" "$3"
+            converse_cut "$SRV_PORT" "$2" "$4"
         fi
         stop_server "$SRV_PID"
     fi
-    tr -d '\377\374\376\030\006' <"$3" >"$3.replies"
-    tr -cd '\377\374\376\030\006' <"$3" >"$3.telnet"
+    tr -d '\377\374\376\030\006' <"$4" >"$4.replies"
+    tr -cd '\377\374\376\030\006' <"$4" >"$4.telnet"
 }
 
-# same DESC OUT: OUT's replies and answers are the reference's.
+# same DESC OUT [REF]: OUT's replies and answers are REF's (the reference).
 same() {
-    check "$1: the reference's replies" \
-        cmp -s "$TEST_TMP/ref.replies" "$2.replies"
+    local ref=${3:-$TEST_TMP/ref}
+    check "$1: the reference's replies" cmp -s "$ref.replies" "$2.replies"
     check "$1: the reference's telnet answers, in order" \
-        cmp -s "$TEST_TMP/ref.telnet" "$2.telnet"
+        cmp -s "$ref.telnet" "$2.telnet"
 }
 
-run threads whole "$TEST_TMP/ref"
+run threads "$P" whole "$TEST_TMP/ref"
 expect_eq "the reference (a thread per connection, one write) has every reply" \
     "$(tr '\n' '|' <"$TEST_TMP/ref.replies" | sed 's/  */ /g')" \
     "OK|Lee, Ann -- 123-45-6789 30|1|OK|Error: line too long|Ray, Bob -- 987-65-4321 41|OK|1|Error: Ann Lee not found|Bye|"
@@ -96,9 +121,23 @@ expect_eq "the reference has both answers (IAC WONT TTYPE, IAC WONT TIMING-MARK)
     " ff fc 18 ff fc 06 "
 
 for io in ${CHUNK_IO:-events threads}; do
-    run "$io" whole "$TEST_TMP/$io-whole"
+    run "$io" "$P" whole "$TEST_TMP/$io-whole"
     same "--io $io, the conversation in one write" "$TEST_TMP/$io-whole"
-    run "$io" cut "$TEST_TMP/$io-cut"
+    run "$io" "$P" cut "$TEST_TMP/$io-cut"
     same "--io $io, cut in ${#PIECES[@]} pieces 50 ms apart" "$TEST_TMP/$io-cut"
+done
+
+# Without the long line, cut at random offsets: CHUNK_SEEDS chooses them.
+cut_random "$P/short" 0 "$TEST_TMP/short"
+run threads "$TEST_TMP/short" whole "$TEST_TMP/sref"
+for seed in ${CHUNK_SEEDS:-1 2 3}; do
+    cut_random "$P/short" "$seed" "$TEST_TMP/r$seed"
+    check "seed $seed: the pieces make up the conversation" \
+        cmp -s <(cat "$TEST_TMP/r$seed"/[0-9][0-9]) "$P/short"
+    for io in ${CHUNK_IO:-events threads}; do
+        run "$io" "$TEST_TMP/r$seed" cut "$TEST_TMP/r$seed-$io"
+        same "--io $io, without the long line, cut at random (seed $seed)" \
+            "$TEST_TMP/r$seed-$io" "$TEST_TMP/sref"
+    done
 done
 finish
