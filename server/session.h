@@ -231,8 +231,10 @@ int session_borrow(struct session *s);
 /* How many buffers session_borrow has had to take from malloc since the
  * process started, every session's, pool or none (STATS
  * session_buffers_malloced): with a pool, a few per connection served at
- * once, never one per request. Atomic; counted on the malloc path only. */
+ * once, never one per request. Atomic; counted on the malloc path only.
+ * reset: back to 0 (STATS RESET). */
 unsigned long session_buffers_malloced(void);
+void session_buffers_malloced_reset(void);
 
 /* Gives both buffers back, wiped, when nothing needs them: no input
  * buffered, no reply unsent, no request waiting (session_waiting). Returns

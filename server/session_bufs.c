@@ -38,6 +38,11 @@ unsigned long session_buffers_malloced(void)
     return atomic_load_explicit(&malloced, memory_order_relaxed);
 }
 
+void session_buffers_malloced_reset(void)
+{
+    atomic_store_explicit(&malloced, 0, memory_order_relaxed);
+}
+
 static void *buffer_malloc(size_t n)
 {
     void *p = malloc(n);

@@ -100,7 +100,8 @@ static int lock_lines(char *buf, size_t cap,
 }
 
 /* What keeps any one client from exhausting the server (docs/LIMITS.md):
- * the reply budget, the unauthenticated, failed AUTHs, the log's limit. */
+ * the reply budget, the unauthenticated, failed AUTHs, the log's limit;
+ * and the buffers sessions took from malloc (session_bufs.c). */
 static int guard_lines(char *buf, size_t cap)
 {
     return snprintf(buf, cap,
@@ -260,5 +261,6 @@ void stats_reset(void)
     atomic_store(&srv.clients_unauth_dropped, 0);
     atomic_store(&srv.clients_login_timeout, 0);
     atomic_store(&log_source_suppressed, 0);
+    session_buffers_malloced_reset();
     metrics_reset();
 }

@@ -195,6 +195,10 @@ case_buffers_reused() {
     expect_eq "$MODE: 200 COUNTs one at a time answered" "$n" 200
     check "$MODE: ... with at most 2 buffers from malloc (STATS session_buffers_malloced went from $before to $after)" \
         test "$((after - before))" -le 2
+    NCONN=$((NCONN + 1))
+    converse_str "$SRV_PORT" 'STATS RESET\nSTATS\nDONE\n' "$TEST_TMP/stat.out"
+    expect_eq "$MODE: STATS RESET zeroes session_buffers_malloced" \
+        "$(sed -n 's/^session_buffers_malloced //p' "$TEST_TMP/stat.out")" 0
 }
 
 case_help() {
