@@ -57,6 +57,8 @@ int session_borrow(struct session *s)
     struct session_pool *p = s->pool;
     char *in = NULL, *out = NULL;
 
+    if (s->in.buf && s->out.buf)
+        return 0;                       /* each read of a busy session */
     pool_lock(p);
     if (p && !s->in.buf)
         in = bufpool_take(&p->line);
@@ -84,6 +86,8 @@ int session_release(struct session *s)
         return 0;
     char *in = lr_detach(&s->in, &in_dirty);
     char *out = ob_detach(&s->out, &cap, &out_dirty);
+    if (!in && !out)
+        return 1;                       /* given back already */
     if (in)
         OPENSSL_cleanse(in, in_dirty < LR_BUF_SIZE ? in_dirty : LR_BUF_SIZE);
     if (out)

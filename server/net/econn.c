@@ -88,10 +88,10 @@ static void rest(struct econn *c)
 
     if (!s)
         return;                         /* parked already */
-    if (c->state == ECONN_OPEN && session_park(s, &c->keep))
-        c->conn.session = NULL;
-    else
+    if (c->state != ECONN_OPEN)
         session_release(s);             /* the buffers at least */
+    else if (session_park(s, &c->keep)) /* which releases them first */
+        c->conn.session = NULL;
 }
 
 /* ---- reading and writing ------------------------------------------------ */
