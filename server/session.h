@@ -242,8 +242,17 @@ void session_buffers_malloced_reset(void);
  * call it when they go back to waiting for the client. */
 int session_release(struct session *s);
 
-/* Sessions given p borrow from it (on p's thread only); NULL: malloc. */
+/* Sessions given p borrow from it (on p's thread only, unless p is
+ * shared); NULL: malloc. */
 void session_set_pool(struct session *s, struct session_pool *p);
+
+/* s's pool when s's thread alone uses it (an event worker's), else NULL:
+ * only such a pool lends more than buffers (the digest context) and takes
+ * sessions back (session_free, session_park). */
+static inline struct session_pool *session_own_pool(const struct session *s)
+{
+    return s->pool && !s->pool->shared ? s->pool : NULL;
+}
 
 /* The SHA-256 context s may use now (its pool's, else its own), made on
  * first use; NULL when memory cannot be had. Not under the store lock:

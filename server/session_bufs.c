@@ -153,8 +153,8 @@ void session_pool_destroy(struct session_pool *p)
  * session thread's, whose pool, if any, is shared). */
 struct digest *session_digest(struct session *s)
 {
-    struct digest **d = s->pool && !s->pool->shared ? &s->pool->digest
-                                                    : &s->digest;
+    struct session_pool *own = session_own_pool(s);
+    struct digest **d = own ? &own->digest : &s->digest;
 
     if (!*d)
         *d = digest_new();

@@ -59,7 +59,7 @@ void session_free(struct session *s)
     s->waiting = 0;                     /* nothing will run again */
     session_release(s);
     ob_destroy(&s->out);                /* one that grew without a pool */
-    if (s->pool && !s->pool->shared)    /* pointers and counts only now:
+    if (session_own_pool(s))            /* pointers and counts only now:
                                            nothing to wipe */
         bufpool_put(&s->pool->sessions, s, sizeof(*s), 0);
     else

@@ -27,7 +27,7 @@ static int idle(const struct session *s)
 
 int session_park(struct session *s, struct session_keep *k)
 {
-    if (!session_release(s) || !s->pool || s->pool->shared || !idle(s))
+    if (!session_release(s) || !session_own_pool(s) || !idle(s))
         return 0;
     k->authed = (unsigned char)s->authed;
     k->begun = (unsigned char)s->begun;
