@@ -20,6 +20,7 @@
 #include "digest.h"
 #include "journal/journal.h"
 #include "net/listener.h"
+#include "net/metrics_conn.h"
 #include "net/metrics_http.h"
 #include "lockmode.h"
 #include "log.h"
@@ -100,7 +101,12 @@ static void stats_cb(evutil_socket_t sig, short what, void *arg)
 static int fit_fd_limit(void)
 {
     struct rlimit rl;
-    rlim_t want = (rlim_t)srv.opt.max_clients + FDS_RESERVED;
+    /* --metrics-port's connections are bounded (metrics_conn.h): so
+     * many descriptors more, which its clients can never take from the
+     * main port's. */
+    rlim_t reserved = FDS_RESERVED +
+                      (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0);
+    rlim_t want = (rlim_t)srv.opt.max_clients + reserved;
 
     if (getrlimit(RLIMIT_NOFILE, &rl))
         return 0;
@@ -115,7 +121,7 @@ static int fit_fd_limit(void)
     }
     if (rl.rlim_cur >= want)
         return 0;
-    if (rl.rlim_cur <= FDS_RESERVED) {
+    if (rl.rlim_cur <= reserved) {
         fprintf(stderr, "ssnserver: the open-file limit (%lu) leaves no room "
                 "for clients; raise it with ulimit -n\n",
                 (unsigned long)rl.rlim_cur);
@@ -123,9 +129,9 @@ static int fit_fd_limit(void)
     }
     log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %lu: the "
             "open-file limit is %lu (raise it with ulimit -n)",
-            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - FDS_RESERVED),
+            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - reserved),
             (unsigned long)rl.rlim_cur);
-    srv.opt.max_clients = (long)(rl.rlim_cur - FDS_RESERVED);
+    srv.opt.max_clients = (long)(rl.rlim_cur - reserved);
     return 0;
 }
 

@@ -92,6 +92,15 @@ scrape() {
         cat <&3 >"$3"' _ "$1" "$2" "$3" "$extra" 2>/dev/null
 }
 
+# http_raw PORT TEXT OUT: TEXT (printf-ed) sent on one connection, then
+# the server's whole answer, until it closes, into OUT.
+http_raw() {
+    timeout 5 bash -c '
+        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
+        printf "$2" >&3
+        cat <&3 >"$3"' _ "$1" "$2" "$3" 2>/dev/null
+}
+
 # body FILE: the answer's body (after the blank line ending the headers).
 body() {
     sed '1,/^\r\{0,1\}$/d' "$1"
@@ -207,6 +216,20 @@ case_metrics_port() {
     expect_match "another path: 404" "$(head -n 1 "$a")" '^HTTP/1\.[01] 404 '
     scrape "$mport" /metrics/x "$a"
     expect_match "/metrics/x: 404" "$(head -n 1 "$a")" '^HTTP/1\.[01] 404 '
+    http_raw "$mport" 'HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n' "$a"
+    expect_match "HEAD /metrics: 200, its length, no body" \
+        "$(status "$a") $(grep -ic '^Content-Length: [1-9]' "$a") $(body "$a" | wc -c)" \
+        '^HTTP/1\.1 200 OK 1 0$'
+    http_raw "$mport" 'POST /metrics HTTP/1.1\r\nContent-Length: 2\r\n\r\nab' "$a"
+    expect_match "POST: 405, saying what is allowed" \
+        "$(status "$a") $(grep -i '^Allow:' "$a" | tr -d '\r')" \
+        '^HTTP/1\.1 405 Method Not Allowed Allow: GET, HEAD$'
+    http_raw "$mport" "GET /metrics HTTP/1.0\r\nX: $(printf '%9000s' x)\r\n\r\n" "$a"
+    expect_match "a 9,000-byte header: 431" "$(status "$a")" '^HTTP/1\.1 431 '
+    http_raw "$mport" 'GET /metrics HTTP/2.0\r\n\r\n' "$a"
+    expect_match "HTTP/2.0: 505" "$(status "$a")" '^HTTP/1\.1 505 '
+    http_raw "$mport" 'GET /metrics\r\n\r\n' "$a"
+    expect_match "no version: 400" "$(status "$a")" '^HTTP/1\.1 400 '
     stop_server "$SRV_PID"
     expect_eq "the server stops cleanly with the metrics thread" "$STOP_RC" 0
 }
@@ -232,6 +255,73 @@ case_metrics_coarse_held() {
         'mode="coarse",(io="threads",lock_order="bounded",sched="batch"|io="events",lock_order="bounded",sched="normal")\} 1$'
     close_conn "$CONN"
     stop_server "$SRV_PID"
+}
+
+# Connections to the metrics port are bounded: with an open-file limit
+# sized for -m 50, 200 idle ones take 16 descriptors (the 17th on is
+# closed at once) and the main port goes on answering; one that trickles
+# a byte a second is closed at its deadline, 10 s after its accept.
+# Before the bound (libevent's evhttp), they took every descriptor, the
+# main port left clients waiting for seconds, and evhttp's accept, failing
+# with EMFILE, spun and logged millions of lines.
+case_metrics_exhaust() {
+    local mport f=$TEST_TMP/exhaust i fd fds=() held=0 shut=0 n=0 t0 ms trickle
+    start_server buffered -m 50 --metrics-port 0 || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    if ! prlimit --pid "$SRV_PID" --nofile=100:100 2>/dev/null; then
+        ok "# SKIP the metrics port's bound: prlimit cannot lower the limit"
+        stop_server "$SRV_PID"
+        return
+    fi
+    # The trickler: a head never ended, a byte a second; "closed MS" once
+    # the server has closed it.
+    t0=$(now)
+    timeout 20 bash -c '
+        trap "" PIPE
+        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
+        printf "GET /metrics HTTP/1.0\r\n" >&3
+        for ((i = 0; i < 15; i++)); do
+            printf "X" >&3 2>/dev/null
+            IFS= read -r -t 1 -u 3 line
+            [[ $? -eq 1 ]] && { echo closed; exit 0; }
+        done' _ "$mport" >"$f.trickle" 2>/dev/null &
+    trickle=$!
+    sleep 0.3
+    for ((i = 0; i < 200; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$mport" || break
+        fds+=("$fd")
+    done
+    check "200 connections to the metrics port made (${#fds[@]})" \
+        test "${#fds[@]}" -eq 200
+    sleep 0.3
+    for fd in "${fds[@]}"; do
+        IFS= read -r -t 0.05 -u "$fd" _
+        case $? in 1) shut=$((shut + 1)) ;; *) held=$((held + 1)) ;; esac
+    done
+    check "the server kept 15 of them besides the trickler, closed the rest ($held kept, $shut closed)" \
+        test "$held" -eq 15 -a "$shut" -eq 185
+    for ((i = 0; i < 10; i++)); do
+        converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$f.client" 2
+        [[ $(head -n 1 "$f.client") == 0 ]] && n=$((n + 1))
+    done
+    check "meanwhile the main port answers 10 clients of 10 within 2 s each ($n)" \
+        test "$n" -eq 10
+    wait "$trickle"
+    ms=$(elapsed_ms "$t0")
+    check "the trickling connection is closed at its deadline, 10 s ($ms ms)" \
+        bash -c "grep -qx closed '$f.trickle' && test $ms -ge 9000 -a $ms -le 12500"
+    for fd in "${fds[@]}"; do
+        close_conn "$fd"
+    done
+    sleep 0.3
+    scrape "$mport" /metrics "$f"
+    expect_match "then a scrape is served, the refusals counted" \
+        "$(status "$f") $(sample "$f" ssn_metrics_connections_refused_total)" \
+        '^HTTP/1\.1 200 OK 185$'
+    stop_server "$SRV_PID"
+    n=$(wc -l <"$SRV_ERR")
+    check "the server's log stays short: refusals a second apart ($n lines)" \
+        test "$n" -le 30
 }
 
 case_metrics_port_errors() {
@@ -323,6 +413,7 @@ case_stats_percentiles threads
 case_stats_percentiles events
 case_metrics_port
 case_metrics_coarse_held
+case_metrics_exhaust
 case_metrics_port_errors
 case_metrics_password
 finish

@@ -98,8 +98,7 @@ static void backoff_end(void)
     backoff_failures = 0;
 }
 
-/* "addr:port" or "[v6addr]:port", for the log. */
-static void format_peer(const struct sockaddr *sa, char *out, size_t cap)
+void listener_format_peer(const struct sockaddr *sa, char *out, size_t cap)
 {
     char host[INET6_ADDRSTRLEN] = "?";
 
@@ -146,7 +145,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 
     (void)l; (void)socklen; (void)arg;
     backoff_end();
-    format_peer(sa, peer, sizeof(peer));
+    listener_format_peer(sa, peer, sizeof(peer));
     if (atomic_load(&srv.connections_current) >= srv.opt.max_clients) {
         atomic_fetch_add(&srv.connections_rejected, 1);
         log_source(LOG_LEVEL_WARN, peer, "refused %s: %ld clients connected",

@@ -27,6 +27,10 @@ int listener_address(const char *what, int port, struct addrinfo **ai);
  * bound to, on its own line on stdout, flushed. */
 void listener_print_address(const char *what, int fd);
 
+/* "addr:port" or "[v6addr]:port" of sa, for the log (SSN_PEER_MAX). */
+struct sockaddr;
+void listener_format_peer(const struct sockaddr *sa, char *out, size_t cap);
+
 /* Stops accepting; connections already accepted go on. */
 void listener_stop(void);
 

@@ -1,6 +1,6 @@
 /* metrics_http.c -- --metrics-port (metrics_http.h): GET /metrics in the
- * Prometheus text exposition format, version 0.0.4, from libevent's own
- * HTTP server (evhttp).
+ * Prometheus text exposition format, version 0.0.4, served by
+ * metrics_conn.c's small HTTP server, which bounds the connections.
  *
  * It runs on a thread of its own with an event_base of its own: a scrape
  * is never a turn of the main loop (signals, accepting) or of a worker.
@@ -32,27 +32,23 @@
 #include <openssl/evp.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
-#include <event2/http.h>
-#include <event2/keyvalq_struct.h>
 #include "journal/journal.h"
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
 #include "log_source.h"
 #include "metrics.h"
+#include "metrics_conn.h"
 #include "metrics_http.h"
 #include "server.h"
 #include "trace.h"
 
-#define HTTP_TIMEOUT_S      10      /* a scraper that sends nothing */
-#define HTTP_MAX_HEADERS    8192    /* a GET needs far less */
 #define HTTP_AUTH_MAX       512     /* the longest credentials decoded */
 #define HTTP_REALM          "Basic realm=\"ssnserver\""
 
 static struct event_base *base;
 static struct digest *auth_digest;     /* the HTTP thread's, for
                                            server_password_ok */
-static struct evhttp *http;
 static pthread_t thread;
 static int running;
 
@@ -184,6 +180,10 @@ static int server_lines(struct evbuffer *b)
                 (unsigned long long)atomic_load(&srv.accept_fd_exhausted)) ||
         counter(b, "ssn_auth_failures_total", "Wrong passwords sent with "
                 "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures)) ||
+        counter(b, "ssn_metrics_connections_refused_total", "Connections "
+                "to --metrics-port closed at once: as many as it serves were "
+                "open.",
+                (unsigned long long)metrics_conn_refused()) ||
         counter(b, "ssn_trace_events_dropped_total", "Events of --trace "
                 "lost to a full ring.", (unsigned long long)trace_dropped());
 }
@@ -281,17 +281,16 @@ static int basic_password(const char *b64, unsigned char *buf, size_t cap,
     return (int)(buf + n - (colon + 1));
 }
 
-/* 1 when req carries the password (or none is needed). */
-static int authorized(struct evhttp_request *req)
+/* 1 when the Authorization header h carries the password (or none is
+ * needed). */
+static int authorized(const char *h)
 {
-    const char *h, *cred, *secret = NULL;
+    const char *cred, *secret = NULL;
     unsigned char buf[HTTP_AUTH_MAX];
     int len = -1, ok;
 
     if (!srv.auth_required)
         return 1;
-    h = evhttp_find_header(evhttp_request_get_input_headers(req),
-                           "Authorization");
     if (!h || !auth_digest)
         return 0;
     if ((cred = after_scheme(h, "Basic")))
@@ -306,64 +305,45 @@ static int authorized(struct evhttp_request *req)
     return ok;
 }
 
-static void refuse(struct evhttp_request *req)
+static void refuse(const struct metrics_request *rq, struct evbuffer *out)
 {
-    struct evhttp_connection *conn = evhttp_request_get_connection(req);
-    const char *host = "?";
-    ev_uint16_t port = 0;
-
-    if (conn)
-        evhttp_connection_get_peer(conn, (char **)&host, &port);
-    char peer[SSN_PEER_MAX];
-
     /* As a wrong AUTH's: one line a second per address at most. */
-    snprintf(peer, sizeof(peer), "%s:%u", host, (unsigned)port);
-    log_source(LOG_LEVEL_WARN, peer, "/metrics: refused a request without "
-               "the right password from %s", peer);
-    /* evhttp_send_error would drop the challenge: it clears the
-     * headers. The body is a constant: nothing of the request echoed. */
-    struct evkeyvalq *h = evhttp_request_get_output_headers(req);
-    struct evbuffer *b = evbuffer_new();
-
-    evhttp_add_header(h, "WWW-Authenticate", HTTP_REALM);
-    evhttp_add_header(h, "Content-Type", "text/plain; charset=utf-8");
-    evhttp_add_header(h, "Connection", "close");
-    if (b)
-        evbuffer_add_printf(b, "401 Unauthorized: /metrics needs the "
-                            "server's password (Basic or Bearer)\n");
-    evhttp_send_reply(req, 401, "Unauthorized", b);
-    if (b)
-        evbuffer_free(b);
+    log_source(LOG_LEVEL_WARN, rq->peer, "/metrics: refused a request "
+               "without the right password from %s", rq->peer);
+    /* The body is a constant: nothing of the request echoed. */
+    metrics_conn_answer(out, rq->head_only, 401, "Unauthorized",
+                        "text/plain; charset=utf-8",
+                        "WWW-Authenticate: " HTTP_REALM "\r\n", NULL,
+                        "401 Unauthorized: /metrics needs the server's "
+                        "password (Basic or Bearer)\n");
 }
 
 /* ---- the HTTP side ------------------------------------------------------- */
 
-static void request_cb(struct evhttp_request *req, void *arg)
+static void answer(const struct metrics_request *rq, struct evbuffer *out)
 {
-    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(req);
-    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    static const char *const text = "text/plain; charset=utf-8";
     struct evbuffer *b;
-    (void)arg;
 
-    if (!path || strcmp(path, "/metrics") != 0) {
-        evhttp_send_error(req, HTTP_NOTFOUND, "Not Found (try /metrics)");
+    if (strcmp(rq->path, "/metrics") != 0) {
+        metrics_conn_answer(out, rq->head_only, 404, "Not Found", text, NULL,
+                            NULL, "404 Not Found (try /metrics)\n");
         return;
     }
-    if (!authorized(req)) {
-        refuse(req);
+    if (!authorized(rq->authorization)) {
+        refuse(rq, out);
         return;
     }
     b = evbuffer_new();
-    if (!b || metrics_http_write(b)) {
-        evhttp_send_error(req, HTTP_INTERNAL, "Out of memory");
-        if (b)
-            evbuffer_free(b);
-        return;
-    }
-    evhttp_add_header(evhttp_request_get_output_headers(req), "Content-Type",
-                      "text/plain; version=0.0.4; charset=utf-8");
-    evhttp_send_reply(req, HTTP_OK, "OK", b);
-    evbuffer_free(b);
+    if (!b || metrics_http_write(b))
+        metrics_conn_answer(out, rq->head_only, 500, "Internal Server Error",
+                            text, NULL, NULL, "500 out of memory\n");
+    else
+        metrics_conn_answer(out, rq->head_only, 200, "OK",
+                            "text/plain; version=0.0.4; charset=utf-8", NULL,
+                            b, NULL);
+    if (b)
+        evbuffer_free(b);
 }
 
 static void *serve(void *arg)
@@ -374,7 +354,7 @@ static void *serve(void *arg)
 }
 
 /* The socket of --metrics-port, bound and listening, or -1 after saying
- * why. Bound here, not by evhttp, so that protected mode and the errors
+ * why. Bound here, so that protected mode and the errors
  * are the main port's (listener_address). */
 static evutil_socket_t bind_socket(void)
 {
@@ -412,21 +392,17 @@ int metrics_http_start(void)
     if (fd < 0)
         return -1;
     base = event_base_new();
-    http = base ? evhttp_new(base) : NULL;
     auth_digest = digest_new();
-    if (!http || !auth_digest ||
-        !evhttp_accept_socket_with_handle(http, fd)) {
+    if (!base || !auth_digest) {
+        evutil_closesocket(fd);
+        fd = -1;
+    }
+    if (fd < 0 || metrics_conn_start(base, fd, answer)) {
         fprintf(stderr, "ssnserver: --metrics-port: cannot start the HTTP "
                 "server\n");
-        evutil_closesocket(fd);
         metrics_http_stop();
         return -1;
     }
-    evhttp_set_allowed_methods(http, EVHTTP_REQ_GET | EVHTTP_REQ_HEAD);
-    evhttp_set_timeout(http, HTTP_TIMEOUT_S);
-    evhttp_set_max_headers_size(http, HTTP_MAX_HEADERS);
-    evhttp_set_max_body_size(http, 0);
-    evhttp_set_gencb(http, request_cb, NULL);
     listener_print_address("metrics on", fd);
     rc = pthread_create(&thread, NULL, serve, NULL);
     if (rc) {
@@ -446,13 +422,11 @@ void metrics_http_stop(void)
         pthread_join(thread, NULL);
         running = 0;
     }
-    if (http)
-        evhttp_free(http);              /* closes the socket */
+    metrics_conn_stop();                /* closes the sockets */
     if (base)
         event_base_free(base);
     if (auth_digest)
         digest_free(auth_digest);
-    http = NULL;
     base = NULL;
     auth_digest = NULL;
 }

@@ -1,5 +1,5 @@
 /* metrics_http.h -- --metrics-port: GET /metrics in Prometheus's text
- * exposition format, served by libevent's evhttp on a thread of its own.
+ * exposition format, on a thread of its own (metrics_conn.c's connections).
  * It binds as the main port does (srv.opt.bind, protected mode), and
  * shows counters, gauges and the latency summaries of STATS: never a name
  * or an SSN. */

@@ -1,0 +1,344 @@
+/* metrics_conn.c -- the connections of --metrics-port (metrics_conn.h):
+ * accepted with a cap, each closed at its deadline whatever it does, its
+ * request head read into at most METRICS_HEAD_MAX bytes, parsed, answered
+ * by the handler (metrics_http.c), and closed once the answer has left
+ * and the client has closed its side (or the deadline came).
+ *
+ * libevent 2.1's evhttp, which served the port before, caps neither the
+ * connections nor their life (its timeout restarts with every byte), so
+ * idle or trickling connections to this port held every descriptor the
+ * process had, and the main port stopped answering (test-metrics.sh
+ * case_metrics_exhaust). The descriptors this port may take are counted
+ * in the open-file limit at start-up (server/main.c, fit_fd_limit).
+ *
+ * State: the metrics thread's alone (its event_base), no lock;
+ * metrics_conn_refused is read from any thread.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/listener.h>
+#include "listener.h"
+#include "log.h"
+#include "log_source.h"
+#include "metrics_conn.h"
+#include "server.h"
+
+struct mconn {
+    struct mconn *prev, *next;
+    struct bufferevent *bev;
+    struct event *deadline;
+    int answered;               /* the answer is queued: input is dropped */
+    int eof;                    /* the client has closed its side */
+    char peer[SSN_PEER_MAX];
+};
+
+static struct evconnlistener *lev;
+static struct event *resume;    /* accepting again after EMFILE */
+static metrics_handler handler;
+static struct mconn *conns;     /* every open connection */
+static int nconns;
+static atomic_ulong refused;
+
+unsigned long metrics_conn_refused(void)
+{
+    return atomic_load_explicit(&refused, memory_order_relaxed);
+}
+
+int metrics_conn_answer(struct evbuffer *out, int head_only, int code,
+                        const char *reason, const char *ctype,
+                        const char *extra, struct evbuffer *body,
+                        const char *text)
+{
+    size_t n = body ? evbuffer_get_length(body) : strlen(text);
+
+    if (evbuffer_add_printf(out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
+                            "Content-Length: %zu\r\nConnection: close\r\n"
+                            "%s\r\n", code, reason, ctype, n,
+                            extra ? extra : "") < 0)
+        return -1;
+    if (head_only)
+        return 0;
+    return body ? evbuffer_add_buffer(out, body) : evbuffer_add(out, text, n);
+}
+
+static void conn_free(struct mconn *mc)
+{
+    if (mc->prev)
+        mc->prev->next = mc->next;
+    else
+        conns = mc->next;
+    if (mc->next)
+        mc->next->prev = mc->prev;
+    nconns--;
+    event_free(mc->deadline);
+    bufferevent_free(mc->bev);          /* closes the socket */
+    free(mc);
+}
+
+/* ---- the request head ---------------------------------------------------- */
+
+/* The length of the head at the start of in, through the blank line that
+ * ends it; 0 while it is not all there. */
+static size_t head_length(struct evbuffer *in)
+{
+    struct evbuffer_ptr a = evbuffer_search(in, "\n\n", 2, NULL);
+    struct evbuffer_ptr b = evbuffer_search(in, "\n\r\n", 3, NULL);
+
+    if (a.pos < 0 && b.pos < 0)
+        return 0;
+    if (b.pos < 0 || (a.pos >= 0 && a.pos < b.pos))
+        return (size_t)a.pos + 2;
+    return (size_t)b.pos + 3;
+}
+
+/* Cuts the line at *p (ending in "\n" or "\r\n") and moves *p past it. */
+static char *next_line(char **p)
+{
+    char *line = *p, *nl = strchr(line, '\n');
+
+    if (!nl)
+        return NULL;
+    *p = nl + 1;
+    if (nl > line && nl[-1] == '\r')
+        nl--;
+    *nl = '\0';
+    return line;
+}
+
+/* The request line and headers of head (NUL-terminated, cut in place)
+ * into rq. Returns 0, or the HTTP status to refuse it with. */
+static int parse_head(char *head, struct metrics_request *rq)
+{
+    char *p = head, *line, *target, *version, *q;
+
+    while (*p == '\r' || *p == '\n')    /* blank lines before: allowed */
+        p++;
+    line = next_line(&p);
+    if (!line || !(target = strchr(line, ' ')))
+        return 400;
+    *target++ = '\0';
+    if (!(version = strchr(target, ' ')))
+        return 400;
+    *version++ = '\0';
+    if (strncmp(version, "HTTP/", 5) != 0 || strchr(version, ' '))
+        return 400;
+    if (strncmp(version, "HTTP/1.", 7) != 0 || version[7] < '0' ||
+        version[7] > '9' || version[8])
+        return 505;
+    if (strcmp(line, "GET") != 0 && strcmp(line, "HEAD") != 0)
+        return 405;
+    if (target[0] != '/')
+        return 400;
+    if ((q = strpbrk(target, "?#")))
+        *q = '\0';
+    rq->head_only = line[0] == 'H';
+    rq->path = target;
+    rq->authorization = NULL;
+    while ((line = next_line(&p)) && *line) {
+        char *colon = strchr(line, ':');
+        if (!colon || colon == line)
+            return 400;
+        *colon = '\0';
+        if (rq->authorization || strcasecmp(line, "Authorization") != 0)
+            continue;
+        for (q = colon + 1; *q == ' ' || *q == '\t'; q++)
+            ;
+        rq->authorization = q;
+        for (q += strlen(q); q > rq->authorization &&
+             (q[-1] == ' ' || q[-1] == '\t'); q--)
+            ;
+        *q = '\0';
+    }
+    return 0;
+}
+
+static const char *reason_of(int code)
+{
+    switch (code) {
+    case 405: return "Method Not Allowed";
+    case 431: return "Request Header Fields Too Large";
+    case 505: return "HTTP Version Not Supported";
+    default:  return "Bad Request";
+    }
+}
+
+/* ---- a connection's life ------------------------------------------------- */
+
+static void read_cb(struct bufferevent *bev, void *arg);
+static void event_cb(struct bufferevent *bev, short what, void *arg);
+
+static void written_cb(struct bufferevent *bev, void *arg)
+{
+    struct mconn *mc = arg;
+
+    /* The answer has left: say so with a FIN, and close once the client
+     * has read it and closed too, so that no reset overtakes it. */
+    shutdown(bufferevent_getfd(bev), SHUT_WR);
+    if (mc->eof)
+        conn_free(mc);
+    else
+        bufferevent_setcb(bev, read_cb, NULL, event_cb, mc);
+}
+
+/* Queues the answer to the head in, or a refusal. */
+static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
+{
+    struct evbuffer *out = bufferevent_get_output(mc->bev);
+    struct metrics_request rq = { .peer = mc->peer };
+    char head[METRICS_HEAD_MAX + 1];
+    int code = 431;
+
+    if (len && len <= METRICS_HEAD_MAX) {
+        evbuffer_copyout(in, head, len);
+        head[len] = '\0';
+        code = memchr(head, '\0', len) ? 400 : parse_head(head, &rq);
+    }
+    evbuffer_drain(in, evbuffer_get_length(in));
+    mc->answered = 1;
+    if (code == 0)
+        handler(&rq, out);
+    else
+        metrics_conn_answer(out, 0, code, reason_of(code),
+                            "text/plain; charset=utf-8",
+                            code == 405 ? "Allow: GET, HEAD\r\n" : NULL, NULL,
+                            code == 431 ? "431 the request's head is too "
+                            "long\n" : "a GET of /metrics, in HTTP/1.x\n");
+    bufferevent_setcb(mc->bev, read_cb, written_cb, event_cb, mc);
+    if (evbuffer_get_length(out) == 0)
+        written_cb(mc->bev, mc);
+}
+
+static void read_cb(struct bufferevent *bev, void *arg)
+{
+    struct mconn *mc = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+    size_t len;
+
+    if (mc->answered) {                 /* one request a connection */
+        evbuffer_drain(in, evbuffer_get_length(in));
+        return;
+    }
+    len = head_length(in);
+    if (len || evbuffer_get_length(in) > METRICS_HEAD_MAX)
+        answer(mc, in, len);
+}
+
+static void event_cb(struct bufferevent *bev, short what, void *arg)
+{
+    struct mconn *mc = arg;
+
+    if ((what & BEV_EVENT_EOF) && mc->answered &&
+        evbuffer_get_length(bufferevent_get_output(bev)) > 0) {
+        mc->eof = 1;                    /* the answer still leaves */
+        bufferevent_disable(bev, EV_READ);
+        return;
+    }
+    conn_free(mc);                      /* EOF, an error */
+}
+
+static void deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    conn_free(arg);
+}
+
+static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
+                      struct sockaddr *sa, int salen, void *arg)
+{
+    struct event_base *base = evconnlistener_get_base(l);
+    struct timeval tv = { METRICS_DEADLINE_S, 0 };
+    char peer[SSN_PEER_MAX];
+    struct mconn *mc;
+    (void)salen;
+    (void)arg;
+
+    listener_format_peer(sa, peer, sizeof(peer));
+    if (nconns >= METRICS_CONNS_MAX) {
+        atomic_fetch_add_explicit(&refused, 1, memory_order_relaxed);
+        log_source(LOG_LEVEL_WARN, peer, "/metrics: %d connections open "
+                   "already, closed one more from %s", METRICS_CONNS_MAX,
+                   peer);
+        evutil_closesocket(fd);
+        return;
+    }
+    mc = calloc(1, sizeof(*mc));
+    if (!mc || !(mc->deadline = evtimer_new(base, deadline_cb, mc)) ||
+        !(mc->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE))) {
+        if (mc && mc->deadline)
+            event_free(mc->deadline);
+        free(mc);
+        evutil_closesocket(fd);
+        return;
+    }
+    memcpy(mc->peer, peer, sizeof(peer));
+    mc->next = conns;
+    if (conns)
+        conns->prev = mc;
+    conns = mc;
+    nconns++;
+    evtimer_add(mc->deadline, &tv);
+    /* Reading stops at the longest head plus one: that one says 431. */
+    bufferevent_setwatermark(mc->bev, EV_READ, 0, METRICS_HEAD_MAX + 1);
+    bufferevent_setcb(mc->bev, read_cb, NULL, event_cb, mc);
+    bufferevent_enable(mc->bev, EV_READ | EV_WRITE);
+}
+
+/* accept(2) failed for want of descriptors (the main port's clients hold
+ * them): try again in a second, not at once and forever. */
+static void accept_error_cb(struct evconnlistener *l, void *arg)
+{
+    struct timeval tv = { 1, 0 };
+    int err = EVUTIL_SOCKET_ERROR();
+    (void)arg;
+
+    log_msg(LOG_LEVEL_WARN, "/metrics: accept failed: %s; trying again in "
+            "a second", strerror(err));
+    evconnlistener_disable(l);
+    evtimer_add(resume, &tv);
+}
+
+static void resume_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    (void)arg;
+    evconnlistener_enable(lev);
+}
+
+int metrics_conn_start(struct event_base *base, evutil_socket_t fd,
+                       metrics_handler h)
+{
+    handler = h;
+    resume = evtimer_new(base, resume_cb, NULL);
+    lev = resume ? evconnlistener_new(base, accept_cb, NULL,
+                                      LEV_OPT_CLOSE_ON_FREE |
+                                      LEV_OPT_CLOSE_ON_EXEC, 0, fd) : NULL;
+    if (!lev) {
+        if (resume)
+            event_free(resume);
+        resume = NULL;
+        evutil_closesocket(fd);
+        return -1;
+    }
+    evconnlistener_set_error_cb(lev, accept_error_cb);
+    return 0;
+}
+
+void metrics_conn_stop(void)
+{
+    while (conns)
+        conn_free(conns);
+    if (lev)
+        evconnlistener_free(lev);       /* closes the socket */
+    if (resume)
+        event_free(resume);
+    lev = NULL;
+    resume = NULL;
+}

@@ -1,0 +1,58 @@
+/* metrics_conn.h -- the connections of --metrics-port: a small HTTP/1.x
+ * server of its own, bounded in what any client can hold of it, unlike
+ * libevent 2.1's evhttp, which bounds neither the connections nor their
+ * life. One request a connection, answered with "Connection: close".
+ * Everything runs on the metrics thread (metrics_http.c), no lock. */
+#ifndef SSN_METRICS_CONN_H
+#define SSN_METRICS_CONN_H
+
+#include <stddef.h>
+#include <event2/event.h>
+
+struct evbuffer;
+
+#define METRICS_CONNS_MAX   16      /* open at once; one more is closed as
+                                       soon as it is accepted */
+#define METRICS_DEADLINE_S  10      /* a connection's whole life, from its
+                                       accept, whatever it sends */
+#define METRICS_HEAD_MAX    8192    /* a request's line and headers; a GET
+                                       needs far less */
+
+/* A request as the handler sees it: every string NUL-terminated, valid
+ * during the call only. */
+struct metrics_request {
+    int head_only;              /* HEAD: the answer's headers alone */
+    const char *path;           /* the target up to '?' */
+    const char *authorization;  /* the first Authorization header's value
+                                   (leading blanks skipped), or NULL */
+    const char *peer;           /* "addr:port", for the log */
+};
+
+/* Appends the whole answer to out (metrics_conn_answer). */
+typedef void (*metrics_handler)(const struct metrics_request *rq,
+                                struct evbuffer *out);
+
+/* Serves the listening socket fd on base with h; fd is closed by
+ * metrics_conn_stop. Returns 0, or -1 (out of memory). */
+int metrics_conn_start(struct event_base *base, evutil_socket_t fd,
+                       metrics_handler h);
+
+/* Closes every connection and the listening socket; once base's loop has
+ * ended (or before it ever ran). */
+void metrics_conn_stop(void);
+
+/* Connections closed at accept because METRICS_CONNS_MAX were open,
+ * since start-up. */
+unsigned long metrics_conn_refused(void);
+
+/* Appends an answer to out: the status line, Content-Type ctype,
+ * Content-Length, "Connection: close", the header lines in extra (each
+ * ending in "\r\n"; NULL for none), a blank line, and the body: body's
+ * bytes (moved out of it) when body is not NULL, else text. HEAD's answer
+ * (head_only) has the same headers and no body. Returns 0, or -1. */
+int metrics_conn_answer(struct evbuffer *out, int head_only, int code,
+                        const char *reason, const char *ctype,
+                        const char *extra, struct evbuffer *body,
+                        const char *text);
+
+#endif
