@@ -130,7 +130,9 @@ static void reserve_first(struct journal *j, const char *path, long long end)
 {
     uint64_t len = 0;
 
-    j->accepted_end = j->written_end = j->reserved_end = (uint64_t)end;
+    j->accepted_end = (uint64_t)end;    /* one at a time: clang refuses */
+    j->written_end = (uint64_t)end;     /* a chain through _Atomic ones */
+    j->reserved_end = (uint64_t)end;
     j->synced_end = JREC_HEADER_LEN;
     int rc = journal_reserve_chunk(j->fd, j->reserved_end,
                                    RESERVE_WRITTEN(j), &len);
