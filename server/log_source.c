@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <event2/event.h>
 #include "log.h"
 #include "log_source.h"
 #include "source.h"
@@ -95,4 +96,13 @@ int log_source(int level, const char *peer, const char *fmt, ...)
     else
         log_msg(level, "%s", line);
     return 1;
+}
+
+void log_source_libevent(int severity, const char *msg)
+{
+    int level = severity >= EVENT_LOG_ERR ? LOG_LEVEL_ERROR :
+                severity >= EVENT_LOG_WARN ? LOG_LEVEL_WARN : LOG_LEVEL_INFO;
+
+    if (severity > EVENT_LOG_DEBUG)
+        log_source(level, LOG_SOURCE_LIBEVENT, "libevent: %s", msg);
 }

@@ -25,4 +25,11 @@ extern atomic_long log_source_suppressed;
 int log_source(int level, const char *peer, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* libevent's own lines (event_set_log_callback): a failing accept, a
+ * socket's error, which a client can cause too. They go through
+ * log_source as one source, LOG_SOURCE_LIBEVENT: a line a second at most,
+ * in the server's log format; debug lines are dropped. */
+#define LOG_SOURCE_LIBEVENT "libevent"
+void log_source_libevent(int severity, const char *msg);
+
 #endif

@@ -24,6 +24,7 @@
 #include "net/metrics_http.h"
 #include "lockmode.h"
 #include "log.h"
+#include "log_source.h"
 #include "metrics.h"
 #include "options.h"
 #include "server.h"
@@ -330,6 +331,8 @@ static int loop_start(struct loop *lp)
                 strerror(-err));
         return -1;
     }
+    /* libevent's lines too in the log, and limited as a client's are. */
+    event_set_log_callback(log_source_libevent);
     if (fit_fd_limit())
         return -1;
     fit_max_unauth();

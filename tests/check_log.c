@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <event2/event.h>
 #include "suites.h"
 #include "timeutil.h"
 #include "../server/log.h"
@@ -90,6 +91,20 @@ static void *hammer(void *arg)
     return NULL;
 }
 
+/* libevent's own lines are one source: a flood of its warnings (as a
+ * failing accept made, once) writes one line, the rest are counted;
+ * debug lines are not even counted. */
+START_TEST(test_log_source_libevent)
+{
+    long before = atomic_load(&log_source_suppressed);
+
+    for (int i = 0; i < 100; i++)
+        log_source_libevent(EVENT_LOG_WARN, "Error from accept() call");
+    log_source_libevent(EVENT_LOG_DEBUG, "debug");
+    ck_assert_int_eq(atomic_load(&log_source_suppressed) - before, 99);
+}
+END_TEST
+
 START_TEST(test_log_source_threads)
 {
     pthread_t t[4];
@@ -116,6 +131,7 @@ static Suite *log_suite(void)
     tcase_add_test(tc, test_log_source_a_full_second_apart);
     tcase_add_test(tc, test_log_source_all_together);
     tcase_add_test(tc, test_log_source_threads);
+    tcase_add_test(tc, test_log_source_libevent);
     suite_add_tcase(s, tc);
     return s;
 }
