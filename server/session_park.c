@@ -14,11 +14,12 @@
 
 /* Nothing but k's facts would be lost: no input or partial telnet command
  * or over-long line, no reply, no waiting request, no kept store hold, no
- * journal mark, due compaction or count not yet given to the server, and
- * no SHA-256 context of its own. */
+ * journal mark, due compaction or count not yet given to the server, no
+ * SHA-256 context of its own, and not --quiet (session_new_pooled makes a
+ * loud one: only --stdin's thread session is quiet today). */
 static int idle(const struct session *s)
 {
-    return lr_between_lines(&s->in) && telnet_between(&s->tn) &&
+    return !s->quiet && lr_between_lines(&s->in) && telnet_between(&s->tn) &&
            s->out.len == 0 && s->reply_mark == 0 && !s->reply_failed &&
            !s->waiting && !s->ending && !s->send_error &&
            !s->output_limited && !s->batch_kept && !s->journal_seq &&

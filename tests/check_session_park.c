@@ -161,6 +161,17 @@ START_TEST(test_session_park_needs_a_pool)
 }
 END_TEST
 
+/* A quiet session would come back loud (session_new_pooled's are): it
+ * stays whole instead. */
+START_TEST(test_session_park_refuses_quiet)
+{
+    talk("COUNT\n");
+    sess->quiet = 1;
+    ck_assert_int_eq(session_park(sess, &keep), 0);
+    ck_assert_int_eq(pool.sessions.nspare, 0);
+}
+END_TEST
+
 static Suite *session_park_suite(void)
 {
     Suite *s = suite_create("session_park");
@@ -174,6 +185,7 @@ static Suite *session_park_suite(void)
     tcase_add_test(core, test_session_park_refuses_overlong_line);
     tcase_add_test(core, test_session_park_refuses_split_telnet_command);
     tcase_add_test(core, test_session_park_needs_a_pool);
+    tcase_add_test(core, test_session_park_refuses_quiet);
     suite_add_tcase(s, core);
     return s;
 }
