@@ -294,18 +294,18 @@ case_metrics_exhaust() {
     check "200 connections to the metrics port made (${#fds[@]})" \
         test "${#fds[@]}" -eq 200
     sleep 0.3
-    for fd in "${fds[@]}"; do
-        IFS= read -r -t 0.05 -u "$fd" _
-        case $? in 1) shut=$((shut + 1)) ;; *) held=$((held + 1)) ;; esac
-    done
-    check "the server kept 15 of them besides the trickler, closed the rest ($held kept, $shut closed)" \
-        test "$held" -eq 15 -a "$shut" -eq 185
     for ((i = 0; i < 10; i++)); do
         converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$f.client" 2
         [[ $(head -n 1 "$f.client") == 0 ]] && n=$((n + 1))
     done
     check "meanwhile the main port answers 10 clients of 10 within 2 s each ($n)" \
         test "$n" -eq 10
+    for fd in "${fds[@]}"; do
+        IFS= read -r -t 0.05 -u "$fd" _
+        case $? in 1) shut=$((shut + 1)) ;; *) held=$((held + 1)) ;; esac
+    done
+    check "the server kept 15 of them besides the trickler, closed the rest ($held kept, $shut closed)" \
+        test "$held" -eq 15 -a "$shut" -eq 185
     wait "$trickle"
     ms=$(elapsed_ms "$t0")
     check "the trickling connection is closed at its deadline, 10 s ($ms ms)" \
