@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <event2/event.h>
 #include <event2/thread.h>
@@ -20,10 +19,10 @@
 #include "digest.h"
 #include "journal/journal.h"
 #include "net/listener.h"
-#include "net/metrics_conn.h"
 #include "net/metrics_http.h"
 #include "lockmode.h"
 #include "log.h"
+#include "limits_fit.h"
 #include "log_source.h"
 #include "metrics.h"
 #include "options.h"
@@ -43,8 +42,6 @@
 #define EXIT_JOURNAL_NOMEM 4    /* the journal could not be replayed for
                                    want of memory; the file is untouched
                                    (ssnserver.1) */
-#define FDS_RESERVED  32        /* descriptors kept for everything but
-                                   clients: listener, log, libevent, stdio */
 
 /* What main set up, for shutdown to take down. */
 struct loop {
@@ -93,62 +90,6 @@ static void stats_cb(evutil_socket_t sig, short what, void *arg)
     for (char *line = strtok_r(block, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save))
         log_msg(LOG_LEVEL_INFO, "stats: %s", line);
-}
-
-/* Raises the open-file limit as far as --max-clients needs and the system
- * allows (root may raise the hard limit too), then lowers max_clients to
- * what the limit can hold, saying so. Returns 0, or -1 when not even one
- * client fits. */
-static int fit_fd_limit(void)
-{
-    struct rlimit rl;
-    /* --metrics-port's connections are bounded (metrics_conn.h): so
-     * many descriptors more, which its clients can never take from the
-     * main port's. */
-    rlim_t reserved = FDS_RESERVED +
-                      (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0);
-    rlim_t want = (rlim_t)srv.opt.max_clients + reserved;
-
-    if (getrlimit(RLIMIT_NOFILE, &rl))
-        return 0;
-    if (rl.rlim_cur < want) {
-        struct rlimit up = { want, rl.rlim_max > want ? rl.rlim_max : want };
-        if (setrlimit(RLIMIT_NOFILE, &up)) {
-            up.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
-            up.rlim_max = rl.rlim_max;
-            setrlimit(RLIMIT_NOFILE, &up);
-        }
-        getrlimit(RLIMIT_NOFILE, &rl);
-    }
-    if (rl.rlim_cur >= want)
-        return 0;
-    if (rl.rlim_cur <= reserved) {
-        fprintf(stderr, "ssnserver: the open-file limit (%lu) leaves no room "
-                "for clients; raise it with ulimit -n\n",
-                (unsigned long)rl.rlim_cur);
-        return -1;
-    }
-    log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %lu: the "
-            "open-file limit is %lu (raise it with ulimit -n)",
-            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - reserved),
-            (unsigned long)rl.rlim_cur);
-    srv.opt.max_clients = (long)(rl.rlim_cur - reserved);
-    return 0;
-}
-
-/* --max-unauth: a quarter of --max-clients by default, and below it (the
- * limit may have lowered --max-clients), so that authenticated clients
- * always have room. */
-static void fit_max_unauth(void)
-{
-    long most = srv.opt.max_clients > 1 ? srv.opt.max_clients - 1 : 1;
-
-    if (!srv.opt.max_unauth)
-        srv.opt.max_unauth = srv.opt.max_clients / 4;
-    if (srv.opt.max_unauth > most)
-        srv.opt.max_unauth = most;
-    if (srv.opt.max_unauth < 1)
-        srv.opt.max_unauth = 1;
 }
 
 /* --journal: replays it into the (empty) store and attaches it, before
@@ -333,9 +274,9 @@ static int loop_start(struct loop *lp)
     }
     /* libevent's lines too in the log, and limited as a client's are. */
     event_set_log_callback(log_source_libevent);
-    if (fit_fd_limit())
+    if (limits_fit_fds())
         return -1;
-    fit_max_unauth();
+    limits_fit_max_unauth();
     if (srv.opt.io_events) {
         int rc = events_init(srv.opt.workers);
         if (rc) {

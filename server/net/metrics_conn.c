@@ -9,7 +9,7 @@
  * idle or trickling connections to this port held every descriptor the
  * process had, and the main port stopped answering (test-metrics.sh
  * case_metrics_exhaust). The descriptors this port may take are counted
- * in the open-file limit at start-up (server/main.c, fit_fd_limit).
+ * in the open-file limit at start-up (server/limits_fit.c).
  *
  * State: the metrics thread's alone (its event_base), no lock;
  * metrics_conn_refused is read from any thread.

@@ -1,0 +1,69 @@
+/* limits_fit.c -- --max-clients and --max-unauth fitted at start-up to
+ * what the process may open (limits_fit.h), before anything listens.
+ * Runs once, on the main thread, before any other thread exists.
+ */
+#include <stdio.h>
+#include <sys/resource.h>
+#include "limits_fit.h"
+#include "log.h"
+#include "net/metrics_conn.h"
+#include "server.h"
+
+#define FDS_RESERVED  32        /* descriptors kept for everything but
+                                   clients: listener, log, libevent, stdio */
+
+/* Raises the open-file limit as far as --max-clients needs and the system
+ * allows (root may raise the hard limit too), then lowers max_clients to
+ * what the limit can hold, saying so. Returns 0, or -1 when not even one
+ * client fits. */
+int limits_fit_fds(void)
+{
+    struct rlimit rl;
+    /* --metrics-port's connections are bounded (metrics_conn.h): so
+     * many descriptors more, which its clients can never take from the
+     * main port's. */
+    rlim_t reserved = FDS_RESERVED +
+                      (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0);
+    rlim_t want = (rlim_t)srv.opt.max_clients + reserved;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl))
+        return 0;
+    if (rl.rlim_cur < want) {
+        struct rlimit up = { want, rl.rlim_max > want ? rl.rlim_max : want };
+        if (setrlimit(RLIMIT_NOFILE, &up)) {
+            up.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+            up.rlim_max = rl.rlim_max;
+            setrlimit(RLIMIT_NOFILE, &up);
+        }
+        getrlimit(RLIMIT_NOFILE, &rl);
+    }
+    if (rl.rlim_cur >= want)
+        return 0;
+    if (rl.rlim_cur <= reserved) {
+        fprintf(stderr, "ssnserver: the open-file limit (%lu) leaves no room "
+                "for clients; raise it with ulimit -n\n",
+                (unsigned long)rl.rlim_cur);
+        return -1;
+    }
+    log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %lu: the "
+            "open-file limit is %lu (raise it with ulimit -n)",
+            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - reserved),
+            (unsigned long)rl.rlim_cur);
+    srv.opt.max_clients = (long)(rl.rlim_cur - reserved);
+    return 0;
+}
+
+/* --max-unauth: a quarter of --max-clients by default, and below it (the
+ * limit may have lowered --max-clients), so that authenticated clients
+ * always have room. */
+void limits_fit_max_unauth(void)
+{
+    long most = srv.opt.max_clients > 1 ? srv.opt.max_clients - 1 : 1;
+
+    if (!srv.opt.max_unauth)
+        srv.opt.max_unauth = srv.opt.max_clients / 4;
+    if (srv.opt.max_unauth > most)
+        srv.opt.max_unauth = most;
+    if (srv.opt.max_unauth < 1)
+        srv.opt.max_unauth = 1;
+}
