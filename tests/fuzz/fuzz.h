@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -26,5 +27,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
             abort();                                                      \
         }                                                                 \
     } while (0)
+
+/* Appends n bytes at p to the growing buffer *buf (*len used of *cap),
+ * doubling it from 4096 as needed; what names it if memory runs out. */
+static inline void fuzz_append(void *buf, size_t *len, size_t *cap,
+                               const void *p, size_t n, const char *what)
+{
+    unsigned char **b = buf;
+
+    if (n == 0)
+        return;
+    if (*len + n > *cap) {
+        size_t c = *cap ? *cap : 4096;
+        while (c < *len + n)
+            c *= 2;
+        *b = realloc(*b, c);
+        FUZZ_CHECK(*b != NULL, what);
+        *cap = c;
+    }
+    memcpy(*b + *len, p, n);
+    *len += n;
+}
 
 #endif

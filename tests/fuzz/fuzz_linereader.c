@@ -59,18 +59,7 @@ struct run {
 
 static void model_append(struct model *m, const uint8_t *p, size_t n)
 {
-    if (n == 0)
-        return;
-    if (m->len + n > m->cap) {
-        size_t cap = m->cap ? m->cap : 4096;
-        while (cap < m->len + n)
-            cap *= 2;
-        m->s = realloc(m->s, cap);
-        FUZZ_CHECK(m->s != NULL, "memory for the model");
-        m->cap = cap;
-    }
-    memcpy(m->s + m->len, p, n);
-    m->len += n;
+    fuzz_append(&m->s, &m->len, &m->cap, p, n, "memory for the model");
 }
 
 /* The next segment of the whole stream: *seg and *n (its '\n' excluded);

@@ -30,16 +30,8 @@
 /* Keeps bytes the client received, after those before them. */
 static void take(struct client *c, const void *data, size_t len)
 {
-    if (c->len + len > c->cap) {
-        size_t cap = c->cap ? c->cap : 4096;
-        while (cap < c->len + len)
-            cap *= 2;
-        c->buf = realloc(c->buf, cap);
-        FUZZ_CHECK(c->buf != NULL, "memory for the replies");
-        c->cap = cap;
-    }
-    memcpy(c->buf + c->len, data, len);
-    c->len += len;
+    fuzz_append(&c->buf, &c->len, &c->cap, data, len,
+                "memory for the replies");
 }
 
 /* Puts a held listing (l), or a copy of bytes (l NULL), at the end of the
