@@ -455,6 +455,55 @@ START_TEST(test_journal_sync_failure_read_only)
 }
 END_TEST
 
+/* An appended record held back without a wait (the event driver's way):
+ * not durable until a round writes it; with everysec the caller of
+ * journal_commit writes it itself; a failed sync (always) makes it never
+ * durable. journal_durable takes no lock for any of the three answers. */
+static uint64_t append_only(struct store *st, const char *first)
+{
+    struct store_mutation m = { .op = STORE_ADD };
+
+    m.entry = entry_new("Held", 4, first, strlen(first),
+                        entry_ssn_pack("123-45-6789"), 33);
+    ck_assert_ptr_nonnull(m.entry);
+    store_lock(st);
+    ck_assert_int_eq(store_apply_locked(st, &m), 0);
+    store_unlock(st);
+    return m.seq;
+}
+
+START_TEST(test_journal_durable_answers)
+{
+    char err[512];
+    session_start_mode(LOCK_MODE_FINE, 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_EVERYSEC, 0,
+                                     &test_store, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    uint64_t seq = append_only(&test_store, "Ann");
+    ck_assert_int_eq(journal_durable(j, seq), 0);
+    journal_commit(j, seq);                 /* no round under way: written */
+    ck_assert_int_eq(journal_durable(j, seq), 1);
+    journal_close(j);
+    session_stop();
+
+    session_start_mode(LOCK_MODE_FINE, 0);
+    journal_sync_fn = sync_fails;
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &test_store, err,
+                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    seq = append_only(&test_store, "Bob");
+    ck_assert_int_eq(journal_durable(j, seq), 0);
+    journal_commit(j, seq);                 /* the flusher's round fails */
+    int rc = 0;
+    for (int i = 0; i < 500 && (rc = journal_durable(j, seq)) == 0; i++)
+        usleep(10 * 1000);
+    ck_assert_int_eq(rc, -EIO);
+    journal_close(j);
+    journal_sync_fn = fdatasync;
+    session_stop();
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
     Suite *s = suite_create("journal");
@@ -483,6 +532,7 @@ static Suite *journal_suite(void)
     tcase_add_checked_fixture(faults, file_setup, file_teardown);
     tcase_add_loop_test(faults, test_journal_sync_failure_read_only,
                         JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
+    tcase_add_test(faults, test_journal_durable_answers);
     suite_add_tcase(s, faults);
     return s;
 }

@@ -6,9 +6,9 @@
  * has gone (so a client that does not read cannot make the server buffer
  * without end: past --max-output it is disconnected), and the connection
  * watches for writability. Replies that acknowledge a journal record not
- * yet durable wait in c->q too (hold_seq), and the journal wakes the
- * connection when it is (econn_on_journal): the worker never waits for the
- * journal. The send hooks themselves are econn_send.c's.
+ * yet durable wait in c->q too (hold_seq) until the worker's commit after
+ * the pass (econn_on_committed), or the journal's round, wakes the
+ * connection (econn_on_journal): the worker never waits for the journal. The send hooks themselves are econn_send.c's.
  */
 #include <assert.h>
 #include <errno.h>
@@ -186,6 +186,7 @@ void econn_close(struct econn *c)
     release(c);
     close(c->conn.fd);
     events_round_forget(c);
+    events_hold_forget(c);
     events_forget(c);
     free(c);
 }
@@ -218,26 +219,26 @@ static void begin_closing(struct econn *c)
 /* ---- what comes next ------------------------------------------------------ */
 
 /* The journal's answer for the record the queue is held for: 0 when it is
- * durable (the hold is over), -EAGAIN when c waits for it (queued with the
- * journal; econn_on_journal comes back), -EIO when it never will be, -ENOMEM
+ * durable (the hold is over), -EAGAIN when c waits for it (on its
+ * worker's held list: econn_on_committed comes back), -EIO when it never will be, -ENOMEM
  * when c cannot wait. */
 static int hold_over(struct econn *c)
 {
-    struct journal *j = c->conn.session->store->journal;
-    int rc = econn_need_jwait(c);
+    int rc = journal_durable(c->conn.session->store->journal, c->hold_seq);
 
-    if (rc)
-        return rc;
-    rc = journal_wait_async(j, &c->jw->jwaiter, c->hold_seq);
-
-    if (rc == -EAGAIN) {
-        events_commit_soon(c->w, c->hold_seq);
-        return rc;
-    }
-    if (journal_durable(j, c->hold_seq) < 0)
+    if (rc < 0)
         return -EIO;
-    c->hold_seq = 0;
-    return 0;
+    if (rc > 0) {
+        c->hold_seq = 0;
+        return 0;
+    }
+    if ((rc = econn_need_jwait(c)))
+        return rc;
+    /* Not with the journal yet: the worker's commit, after this pass,
+     * usually makes the record durable itself (everysec, no), and then
+     * sends c's replies with no waiter queued, notified or run. */
+    events_hold(c);
+    return -EAGAIN;
 }
 
 /* Reading stops, and the more timer runs c on after tv. */
@@ -366,6 +367,18 @@ void econn_on_journal(evutil_socket_t fd, short what, void *arg)
 
     if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
         econn_settle(c, input_left(c));
+}
+
+void econn_on_committed(struct econn *c)
+{
+    struct journal *j = srv.store.journal;
+
+    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
+        return;
+    /* 0: durable, or never will be (settle closes c): no loop back. */
+    if (journal_wait_async(j, &c->jw->jwaiter, c->hold_seq) == -EAGAIN)
+        return;                         /* econn_on_journal comes back */
+    econn_settle(c, input_left(c));
 }
 
 void econn_on_more(evutil_socket_t fd, short what, void *arg)

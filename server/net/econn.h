@@ -73,6 +73,9 @@ struct econn {
     int begin_error;            /* -errno when the session could not begin */
     struct econn *prev, *next;  /* the worker's list; its thread only */
     struct econn *round_next;   /* the worker's round (events_round_add) */
+    struct econn *held_next;    /* the worker's held list (events_hold) */
+    struct econn **held_pp;     /* ... the pointer to c in it, NULL when c
+                                   is in none */
     struct econn **round_pp;    /* ... the pointer to c in it, NULL when c
                                    is in none: its bytes unanswered */
 };
@@ -107,9 +110,17 @@ void econn_on_journal(evutil_socket_t fd, short what, void *arg);
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);
 
-/* events.c: asks c's worker to make journal record seq durable once its
- * pass over the ready connections ends (c's replies wait meanwhile). */
-void events_commit_soon(struct worker *w, uint64_t seq);
+/* events.c: c's replies wait for journal record c->hold_seq: c's worker
+ * asks for it once its pass over the ready connections ends, then runs
+ * econn_on_committed(c) (c->jw made first). events_hold_forget takes c
+ * off that list (econn_close). */
+void events_hold(struct econn *c);
+void events_hold_forget(struct econn *c);
+
+/* econn.c: the worker's round for c's record has been asked for: c's
+ * replies go if it is durable (or c closes if it never will be), else c
+ * waits with the journal (econn_on_journal comes back). */
+void econn_on_committed(struct econn *c);
 
 /* events.c: the pool w's sessions borrow from (w's thread only). */
 struct session_pool *events_pool(struct worker *w);

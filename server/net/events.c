@@ -41,6 +41,9 @@ struct worker {
                                    its thread only */
     struct econn **round_tail;
     struct event *round_ev;     /* runs the round after the pass's reads */
+    struct econn *held;         /* replies waiting for commit_cb's round
+                                   (events_hold, by held_next); its thread
+                                   only */
 };
 
 static struct worker *workers;
@@ -136,11 +139,31 @@ static void round_cb(evutil_socket_t fd, short what, void *arg)
     econn_round_run(list);
 }
 
-void events_commit_soon(struct worker *w, uint64_t seq)
+void events_hold(struct econn *c)
 {
-    if (seq > w->commit_seq)
-        w->commit_seq = seq;
+    struct worker *w = c->w;
+
+    if (!c->held_pp) {
+        c->held_next = w->held;
+        if (w->held)
+            w->held->held_pp = &c->held_next;
+        w->held = c;
+        c->held_pp = &w->held;
+    }
+    if (c->hold_seq > w->commit_seq)
+        w->commit_seq = c->hold_seq;
     event_active(w->commit, EV_READ, 0);
+}
+
+void events_hold_forget(struct econn *c)
+{
+    if (!c->held_pp)
+        return;
+    assert(*c->held_pp == c);
+    *c->held_pp = c->held_next;
+    if (c->held_next)
+        c->held_next->held_pp = c->held_pp;
+    c->held_pp = NULL;
 }
 
 /* Group commit once the pass is over (Redis's beforeSleep): made active
@@ -149,9 +172,10 @@ void events_commit_soon(struct worker *w, uint64_t seq)
  * waiting replies need (journal_commit): the flusher writes and syncs them
  * in one round with --fsync always, with the other worker's records
  * appended meanwhile, and the worker writes them itself with everysec and
- * no. The round's end wakes the waiting connections (journal_wait_async's
- * notify), whose on_journal runs in this pass too when this worker wrote
- * them. A lower priority for the commit would cost each pass two polls
+ * no. Then each held connection (events_hold) sends its replies if its
+ * record is durable, as it is when this worker wrote the round, with no
+ * lock taken, or else waits with the journal, whose round's end wakes it
+ * (journal_wait_async's notify). A lower priority for the commit would cost each pass two polls
  * more: one connection paid 6 system calls a request against 4 (perf
  * stat, 2026-11-26; test-journal-events.sh case_one_poll_a_request). */
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
@@ -163,6 +187,10 @@ static void commit_cb(evutil_socket_t fd, short what, void *arg)
     w->commit_seq = 0;
     if (seq && srv.store.journal)
         journal_commit(srv.store.journal, seq);
+    for (struct econn *c; (c = w->held); ) {
+        events_hold_forget(c);
+        econn_on_committed(c);          /* may close and free c */
+    }
 }
 
 static void *worker_main(void *arg)
