@@ -16,6 +16,7 @@
 #include <time.h>
 #include "econn.h"
 #include "events.h"
+#include "outq.h"
 #include "journal/journal.h"
 #include "log.h"
 #include "server.h"
@@ -204,6 +205,7 @@ static void *worker_main(void *arg)
         trace_thread_name(name);
     }
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
+    outq_spare_drop();                  /* its connections are closed */
     return NULL;
 }
 

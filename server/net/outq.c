@@ -10,6 +10,40 @@
 #include "outq.h"
 
 #define OUTQ_IOV 16             /* segments one writev sends at most */
+#define OUTQ_SMALL 128          /* bytes a kept segment holds */
+#define OUTQ_SPARE 64           /* segments a thread keeps */
+
+/* This thread's kept segments, by next: wiped, OUTQ_SMALL bytes each. */
+static __thread struct outq_seg *spare;
+static __thread unsigned nspare;
+
+static struct outq_seg *seg_alloc(size_t len)
+{
+    struct outq_seg *g = spare;
+
+    if (len > OUTQ_SMALL)
+        return malloc(sizeof(*g) + len);
+    if (!g)
+        return malloc(sizeof(*g) + OUTQ_SMALL);
+    spare = g->next;
+    nspare--;
+    return g;
+}
+
+unsigned outq_spare_kept(void)
+{
+    return nspare;
+}
+
+void outq_spare_drop(void)
+{
+    while (spare) {
+        struct outq_seg *g = spare;
+        spare = g->next;
+        free(g);
+    }
+    nspare = 0;
+}
 
 void outq_init(struct outq *q, struct conn *owner)
 {
@@ -23,10 +57,18 @@ void outq_init(struct outq *q, struct conn *owner)
 static void seg_free(struct outq *q, struct outq_seg *g)
 {
     budget_release(q->owner, g->len);
-    if (g->listing)
+    if (g->listing) {
         listing_put(g->listing);
-    else
-        OPENSSL_cleanse(g->data, g->len);   /* replies hold SSNs */
+        free(g);
+        return;
+    }
+    OPENSSL_cleanse(g->data, g->len);       /* replies hold SSNs */
+    if (g->len <= OUTQ_SMALL && nspare < OUTQ_SPARE) {
+        g->next = spare;                    /* made with OUTQ_SMALL bytes */
+        spare = g;
+        nspare++;
+        return;
+    }
     free(g);
 }
 
@@ -55,7 +97,7 @@ static void append(struct outq *q, struct outq_seg *g)
 
 int outq_push_bytes(struct outq *q, const void *data, size_t len)
 {
-    struct outq_seg *g = malloc(sizeof(*g) + len);
+    struct outq_seg *g = seg_alloc(len);
 
     if (!g)
         return -ENOMEM;

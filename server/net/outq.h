@@ -1,7 +1,10 @@
 /* outq.h -- what an event-driven connection still has to send: a queue of
  * byte runs (copied) and shared PRINT listings (referenced, never copied),
- * sent with writev(2) as far as the socket takes it. Used only when a send
- * did not complete at once, so steady traffic never touches it.
+ * sent with writev(2) as far as the socket takes it. Used when a send did
+ * not complete at once, and for every reply held for the journal (a
+ * journaled write's, econn_send.c): its small segments are kept for reuse
+ * by the thread that freed them (at most OUTQ_SPARE of OUTQ_SMALL bytes),
+ * so that no request allocates.
  *
  * Owned by one connection, used by its worker thread only: no lock. What
  * it holds is charged to the connection's share of the reply budget
@@ -43,6 +46,11 @@ int outq_push_bytes(struct outq *q, const void *data, size_t len);
  * failure, when it is dropped). 0 or -ENOMEM: the reply is lost, and the
  * caller must end the session rather than go on without it. */
 int outq_push_listing(struct outq *q, struct listing *l, size_t off);
+
+/* How many segments this thread keeps for reuse; outq_spare_drop frees
+ * them (a worker's last call). */
+unsigned outq_spare_kept(void);
+void outq_spare_drop(void);
 
 /* Sends from the head without blocking. Returns bytes sent (> 0), 0 when
  * the queue is empty, -EAGAIN when the socket took nothing, or -errno. */

@@ -1,0 +1,150 @@
+/* check_outq.c -- unit tests for server/net/outq.c, an event-driven
+ * connection's pending output.
+ *
+ *   order:  byte runs, small and large, leave in the order queued, whole,
+ *           over a socketpair;
+ *   reuse:  a small segment sent is kept for the next small push, wiped
+ *           first (replies hold SSNs); a large one is not kept; a thread
+ *           keeps at most OUTQ_SPARE, and outq_spare_drop frees them.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include "suites.h"
+#include "../server/net/outq.h"
+
+static int sv[2];
+
+static void pair_setup(void)
+{
+    ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+}
+
+static void pair_teardown(void)
+{
+    outq_spare_drop();
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* Sends q whole and reads it back from the other end into buf. */
+static size_t drain(struct outq *q, char *buf, size_t cap)
+{
+    size_t got = 0;
+
+    while (q->bytes) {
+        ssize_t n = outq_send(q, sv[0]);
+        ck_assert_int_gt(n, 0);
+    }
+    while (got < cap) {
+        ssize_t n = recv(sv[1], buf + got, cap - got, MSG_DONTWAIT);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    return got;
+}
+
+START_TEST(test_outq_order)
+{
+    static char big[5000], out[6000];
+    struct outq q;
+
+    memset(big, 'b', sizeof(big));
+    outq_init(&q, NULL);
+    ck_assert_int_eq(outq_push_bytes(&q, "OK\n", 3), 0);
+    ck_assert_int_eq(outq_push_bytes(&q, big, sizeof(big)), 0);
+    ck_assert_int_eq(outq_push_bytes(&q, "1\n", 2), 0);
+    ck_assert_uint_eq(q.bytes, 3 + sizeof(big) + 2);
+    ck_assert_uint_eq(drain(&q, out, sizeof(out)), 3 + sizeof(big) + 2);
+    ck_assert_int_eq(memcmp(out, "OK\n", 3), 0);
+    ck_assert_int_eq(memcmp(out + 3, big, sizeof(big)), 0);
+    ck_assert_int_eq(memcmp(out + 3 + sizeof(big), "1\n", 2), 0);
+    ck_assert_ptr_null(q.head);
+    ck_assert_ptr_null(q.tail);
+}
+END_TEST
+
+START_TEST(test_outq_reuse_wiped)
+{
+    static const char reply[] = "Doe John 33 123-45-6789\n";
+    char out[64];
+    struct outq q;
+
+    outq_init(&q, NULL);
+    ck_assert_int_eq(outq_push_bytes(&q, reply, sizeof(reply) - 1), 0);
+    struct outq_seg *g = q.head;
+    ck_assert_uint_eq(drain(&q, out, sizeof(out)), sizeof(reply) - 1);
+    /* Kept, not freed: its bytes are already zero. */
+    for (size_t i = 0; i < sizeof(reply) - 1; i++)
+        ck_assert_int_eq(g->data[i], 0);
+    ck_assert_int_eq(outq_push_bytes(&q, "OK\n", 3), 0);
+    ck_assert_ptr_eq(q.head, g);                /* the same segment again */
+    ck_assert_int_eq(memcmp(q.head->data, "OK\n", 3), 0);
+    outq_clear(&q);
+}
+END_TEST
+
+START_TEST(test_outq_large_not_kept)
+{
+    static char big[4096], out[5000];
+    struct outq q;
+
+    outq_init(&q, NULL);
+    ck_assert_int_eq(outq_push_bytes(&q, big, sizeof(big)), 0);
+    outq_spare_drop();
+    ck_assert_uint_eq(drain(&q, out, sizeof(out)), sizeof(big));
+    ck_assert_uint_eq(outq_spare_kept(), 0);
+    /* Nothing kept: a small push gets a segment of its own (not big's,
+     * which was freed; ASan would flag a reuse of freed memory). */
+    ck_assert_int_eq(outq_push_bytes(&q, "OK\n", 3), 0);
+    ck_assert_int_eq(memcmp(q.head->data, "OK\n", 3), 0);
+    outq_clear(&q);
+}
+END_TEST
+
+/* More small segments freed at once than a thread keeps: 64 (OUTQ_SPARE)
+ * are kept, the rest freed; the kept ones are handed out again, last
+ * freed first, before any new one; outq_spare_drop frees them all. */
+START_TEST(test_outq_spare_bounded)
+{
+    enum { N = 100 };
+    struct outq q;
+    struct outq_seg *made[N];
+
+    outq_spare_drop();
+    outq_init(&q, NULL);
+    for (int i = 0; i < N; i++) {
+        ck_assert_int_eq(outq_push_bytes(&q, "x", 1), 0);
+        made[i] = q.tail;
+    }
+    ck_assert_uint_eq(outq_spare_kept(), 0);
+    outq_clear(&q);
+    ck_assert_uint_eq(outq_spare_kept(), 64);
+    for (int i = 63; i >= 0; i--) {
+        ck_assert_int_eq(outq_push_bytes(&q, "y", 1), 0);
+        ck_assert_ptr_eq(q.tail, made[i]);
+    }
+    ck_assert_uint_eq(outq_spare_kept(), 0);
+    outq_clear(&q);
+    ck_assert_uint_eq(outq_spare_kept(), 64);
+    outq_spare_drop();
+    ck_assert_uint_eq(outq_spare_kept(), 0);
+}
+END_TEST
+
+static Suite *outq_suite(void)
+{
+    Suite *s = suite_create("outq");
+    TCase *t = tcase_create("outq");
+
+    tcase_add_checked_fixture(t, pair_setup, pair_teardown);
+    tcase_add_test(t, test_outq_order);
+    tcase_add_test(t, test_outq_reuse_wiped);
+    tcase_add_test(t, test_outq_large_not_kept);
+    tcase_add_test(t, test_outq_spare_bounded);
+    suite_add_tcase(s, t);
+    return s;
+}
+SUITE_REGISTER(outq_suite)
