@@ -342,7 +342,7 @@ static void serve(struct econn *c, size_t n)
 }
 
 /* Complete requests may wait in the input buffer. */
-static int input_left(const struct econn *c)
+int econn_input_left(const struct econn *c)
 {
     return c->conn.session && lr_pending(&c->conn.session->in) > 0;
 }
@@ -358,27 +358,6 @@ static void on_linger(struct econn *c, short what)
         time_now_ns() < c->linger_until)
         return;
     econn_close(c);
-}
-
-void econn_on_journal(evutil_socket_t fd, short what, void *arg)
-{
-    struct econn *c = arg;
-    (void)fd; (void)what;
-
-    if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
-        econn_settle(c, input_left(c));
-}
-
-void econn_on_committed(struct econn *c)
-{
-    struct journal *j = srv.store.journal;
-
-    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
-        return;
-    /* 0: durable, or never will be (settle closes c): no loop back. */
-    if (journal_wait_async(j, &c->jw->jwaiter, c->hold_seq) == -EAGAIN)
-        return;                         /* econn_on_journal comes back */
-    econn_settle(c, input_left(c));
 }
 
 void econn_on_more(evutil_socket_t fd, short what, void *arg)
@@ -456,7 +435,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (c->q.bytes == 0)
-        econn_settle(c, c->state == ECONN_OPEN && input_left(c));
+        econn_settle(c, c->state == ECONN_OPEN && econn_input_left(c));
 }
 
 /* The socket's event: for writing while c waits to write, else for

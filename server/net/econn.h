@@ -102,10 +102,14 @@ int econn_need_jwait(struct econn *c);
 void econn_drop_park(struct econn *c);
 void econn_drop_wakes(struct econn *c, struct journal *j);
 
-/* econn.c: what each of those wake-ups does. */
+/* What each of those wake-ups does: econn.c's more and granted,
+ * econn_wake.c's journal (both go on with econn_settle). */
 void econn_on_more(evutil_socket_t fd, short what, void *arg);
 void econn_on_granted(evutil_socket_t fd, short what, void *arg);
 void econn_on_journal(evutil_socket_t fd, short what, void *arg);
+
+/* econn.c: whether c's session has complete requests buffered. */
+int econn_input_left(const struct econn *c);
 
 /* On w's thread: ends the session, drops the connection, frees c. */
 void econn_close(struct econn *c);
@@ -117,7 +121,7 @@ void econn_close(struct econn *c);
 void events_hold(struct econn *c);
 void events_hold_forget(struct econn *c);
 
-/* econn.c: the worker's round for c's record has been asked for: c's
+/* econn_wake.c: the worker's round for c's record has been asked for: c's
  * replies go if it is durable (or c closes if it never will be), else c
  * waits with the journal (econn_on_journal comes back). */
 void econn_on_committed(struct econn *c);

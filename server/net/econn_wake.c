@@ -3,9 +3,10 @@
  * store (struct econn_park) and the journal's word (struct econn_jwait).
  * An idle connection holds none of them: each is made when first needed,
  * on c's worker's thread, before anything that may activate it from
- * another thread is registered, then kept until c is closed. What each
- * wake-up does is econn.c's (econn_on_more, econn_on_granted,
- * econn_on_journal).
+ * another thread is registered, then kept until c is closed. What the
+ * timer and the turn do is econn.c's (econn_on_more, econn_on_granted);
+ * the journal's word is answered here: after the worker's commit
+ * (econn_on_committed) or a round's end (econn_on_journal).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -106,4 +107,27 @@ void econn_drop_wakes(struct econn *c, struct journal *j)
         event_free(c->more);
         c->more = NULL;
     }
+}
+
+/* ---- the journal's word ---------------------------------------------------- */
+
+void econn_on_journal(evutil_socket_t fd, short what, void *arg)
+{
+    struct econn *c = arg;
+    (void)fd; (void)what;
+
+    if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
+        econn_settle(c, econn_input_left(c));
+}
+
+void econn_on_committed(struct econn *c)
+{
+    struct journal *j = srv.store.journal;
+
+    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
+        return;
+    /* 0: durable, or never will be (settle closes c): no loop back. */
+    if (journal_wait_async(j, &c->jw->jwaiter, c->hold_seq) == -EAGAIN)
+        return;                         /* econn_on_journal comes back */
+    econn_settle(c, econn_input_left(c));
 }

@@ -1,0 +1,110 @@
+/* check_journal_faults.c -- the journal when a write cannot be made
+ * durable (server/journal/journal.c, journal_wait.c): a failing sync with
+ * both wake-ups (--journal-wake) leaves the waiting session without a
+ * reply and the journal read-only; journal_durable's three answers for a
+ * record held back without a wait (the event driver's way). */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include "suites.h"
+#include "../server/journal/journal.h"
+#include "../server/lockmode.h"
+#include "../server/store.h"
+#include "sessiontest.h"
+#include "journaltest.h"
+
+/* --fsync always and a sync that fails: the session waiting for it gets no
+ * reply at all and ends (its client must not be told OK); the journal is
+ * read-only from then on, and says why to the next writer. */
+START_TEST(test_journal_sync_failure_read_only)
+{
+    char err[512];
+    session_start_mode(LOCK_MODE_FINE, 0);
+    journal_sync_fn = sync_fails;
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0,
+                                     &test_store, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    journal_set_wake(j, (enum journal_wake)_i);     /* both wake-ups */
+    ck_assert_str_eq(talk("ADD John Smith 30 123-45-6789\n"), "");
+    ck_assert_int_eq(sess->ending, 1);
+    ck_assert_int_eq(sess->send_error, -EIO);
+
+    struct session *s2 = session_new(&test_store, &capture_io, &cap, 0);
+    ck_assert_ptr_nonnull(s2);
+    capture_reset();
+    session_input(s2, "ADD Jane Doe 40 111-22-3333\nCOUNT\n", 35);
+    ck_assert_int_eq(session_flush(s2), 0);
+    ck_assert_str_eq(cap.buf, "Error: read-only: journal sync failed: "
+                     "Input/output error\n1\n");
+    struct journal_figures f;
+    journal_figures(j, &f);
+    ck_assert_int_eq(f.readonly, 1);
+    session_free(s2);
+    journal_close(j);
+    journal_sync_fn = fdatasync;
+    session_stop();
+}
+END_TEST
+
+/* An appended record held back without a wait (the event driver's way):
+ * not durable until a round writes it; with everysec the caller of
+ * journal_commit writes it itself; a failed sync (always) makes it never
+ * durable. journal_durable takes no lock for any of the three answers. */
+static uint64_t append_only(struct store *st, const char *first)
+{
+    struct store_mutation m = { .op = STORE_ADD };
+
+    m.entry = entry_new("Held", 4, first, strlen(first),
+                        entry_ssn_pack("123-45-6789"), 33);
+    ck_assert_ptr_nonnull(m.entry);
+    store_lock(st);
+    ck_assert_int_eq(store_apply_locked(st, &m), 0);
+    store_unlock(st);
+    return m.seq;
+}
+
+START_TEST(test_journal_durable_answers)
+{
+    char err[512];
+    session_start_mode(LOCK_MODE_FINE, 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_EVERYSEC, 0,
+                                     &test_store, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    uint64_t seq = append_only(&test_store, "Ann");
+    ck_assert_int_eq(journal_durable(j, seq), 0);
+    journal_commit(j, seq);                 /* no round under way: written */
+    ck_assert_int_eq(journal_durable(j, seq), 1);
+    journal_close(j);
+    session_stop();
+
+    session_start_mode(LOCK_MODE_FINE, 0);
+    journal_sync_fn = sync_fails;
+    j = journal_open(path, JOURNAL_FSYNC_ALWAYS, 0, &test_store, err,
+                     sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    seq = append_only(&test_store, "Bob");
+    ck_assert_int_eq(journal_durable(j, seq), 0);
+    journal_commit(j, seq);                 /* the flusher's round fails */
+    int rc = 0;
+    for (int i = 0; i < 500 && (rc = journal_durable(j, seq)) == 0; i++)
+        usleep(10 * 1000);
+    ck_assert_int_eq(rc, -EIO);
+    journal_close(j);
+    journal_sync_fn = fdatasync;
+    session_stop();
+}
+END_TEST
+
+static Suite *journal_faults_suite(void)
+{
+    Suite *s = suite_create("journal_faults");
+    TCase *faults = tcase_create("faults");
+
+    tcase_add_checked_fixture(faults, file_setup, file_teardown);
+    tcase_add_loop_test(faults, test_journal_sync_failure_read_only,
+                        JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
+    tcase_add_test(faults, test_journal_durable_answers);
+    suite_add_tcase(s, faults);
+    return s;
+}
+SUITE_REGISTER(journal_faults_suite)
