@@ -273,8 +273,15 @@ case_metrics_exhaust() {
         stop_server "$SRV_PID"
         return
     fi
-    # The trickler: a head never ended, a byte a second; "closed MS" once
-    # the server has closed it.
+    for ((i = 0; i < 200; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$mport" || break
+        fds+=("$fd")
+    done
+    check "200 connections to the metrics port made (${#fds[@]})" \
+        test "${#fds[@]}" -eq 200
+    sleep 0.3
+    # The trickler: a head never ended, a byte a second; "closed" once the
+    # server has closed it. The newest, it takes the oldest idle one's place.
     t0=$(now)
     timeout 20 bash -c '
         trap "" PIPE
@@ -287,25 +294,24 @@ case_metrics_exhaust() {
         done' _ "$mport" >"$f.trickle" 2>/dev/null &
     trickle=$!
     sleep 0.3
-    for ((i = 0; i < 200; i++)); do
-        exec {fd}<>"/dev/tcp/127.0.0.1/$mport" || break
-        fds+=("$fd")
-    done
-    check "200 connections to the metrics port made (${#fds[@]})" \
-        test "${#fds[@]}" -eq 200
-    sleep 0.3
     for ((i = 0; i < 10; i++)); do
         converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$f.client" 2
         [[ $(head -n 1 "$f.client") == 0 ]] && n=$((n + 1))
     done
     check "meanwhile the main port answers 10 clients of 10 within 2 s each ($n)" \
         test "$n" -eq 10
+    # 15 idle ones and the trickler hold every place: a scrape still gets
+    # in, in the place of the oldest idle one.
+    scrape "$mport" /metrics "$f"
+    expect_match "a scrape is served while 16 idle connections are open, the places taken and refusals counted" \
+        "$(status "$f") $(sample "$f" ssn_metrics_connections_evicted_total) $(sample "$f" ssn_metrics_connections_refused_total)" \
+        '^HTTP/1\.1 200 OK 186 0$'
     for fd in "${fds[@]}"; do
         IFS= read -r -t 0.05 -u "$fd" _
         case $? in 1) shut=$((shut + 1)) ;; *) held=$((held + 1)) ;; esac
     done
-    check "the server kept 15 of them besides the trickler, closed the rest ($held kept, $shut closed)" \
-        test "$held" -eq 15 -a "$shut" -eq 185
+    check "the server kept the newest 14 of them, closed the 186 older ($held kept, $shut closed)" \
+        test "$held" -eq 14 -a "$shut" -eq 186
     wait "$trickle"
     ms=$(elapsed_ms "$t0")
     check "the trickling connection is closed at its deadline, 10 s ($ms ms)" \
@@ -313,15 +319,36 @@ case_metrics_exhaust() {
     for fd in "${fds[@]}"; do
         close_conn "$fd"
     done
-    sleep 0.3
-    scrape "$mport" /metrics "$f"
-    expect_match "then a scrape is served, the refusals counted" \
-        "$(status "$f") $(sample "$f" ssn_metrics_connections_refused_total)" \
-        '^HTTP/1\.1 200 OK 185$'
     stop_server "$SRV_PID"
     n=$(wc -l <"$SRV_ERR")
-    check "the server's log stays short: refusals a second apart ($n lines)" \
+    check "the server's log stays short: one line a second per address ($n lines)" \
         test "$n" -le 30
+}
+
+# 16 clients that asked, were answered and keep their connections open:
+# each is done, and a scrape takes the oldest one's place.
+case_metrics_done_evicted() {
+    local mport f=$TEST_TMP/done i fd fds=() shut=0
+    start_server buffered --metrics-port 0 || return
+    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    for ((i = 0; i < 16; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$mport" || break
+        printf 'GET /metrics HTTP/1.0\r\n\r\n' >&"$fd"
+        fds+=("$fd")
+    done
+    sleep 0.3
+    scrape "$mport" /metrics "$f"
+    expect_match "16 answered connections left open: a scrape is served in the oldest one's place" \
+        "$(status "$f") $(sample "$f" ssn_metrics_connections_evicted_total) $(sample "$f" ssn_metrics_connections_refused_total)" \
+        '^HTTP/1\.1 200 OK 1 0$'
+    # The oldest was closed: its answer, then the end of the stream.
+    timeout 2 cat <&"${fds[0]}" >"$f.first" 2>/dev/null && shut=1
+    check "the oldest got its whole answer, then its close" \
+        bash -c "test $shut -eq 1 && head -n 1 '$f.first' | grep -q '^HTTP/1.1 200 OK'"
+    for fd in "${fds[@]}"; do
+        close_conn "$fd"
+    done
+    stop_server "$SRV_PID"
 }
 
 case_metrics_port_errors() {
@@ -420,6 +447,7 @@ case_stats_percentiles events
 case_metrics_port
 case_metrics_coarse_held
 case_metrics_exhaust
+case_metrics_done_evicted
 case_metrics_port_errors
 case_metrics_password
 finish

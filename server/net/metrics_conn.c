@@ -9,10 +9,14 @@
  * idle or trickling connections to this port held every descriptor the
  * process had, and the main port stopped answering (test-metrics.sh
  * case_metrics_exhaust). The descriptors this port may take are counted
- * in the open-file limit at start-up (server/limits_fit.c).
+ * in the open-file limit at start-up (server/limits_fit.c). With all of
+ * them open, a new connection closes the oldest one that has not sent a
+ * whole request (or whose answer has left), memcached's way with idle
+ * connections at its limit: idle connections cannot keep a scraper out.
  *
  * State: the metrics thread's alone (its event_base), no lock;
- * metrics_conn_refused is read from any thread.
+ * metrics_conn_refused and metrics_conn_evicted are read from any
+ * thread.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -34,6 +38,7 @@ struct mconn {
     struct bufferevent *bev;
     struct event *deadline;
     int answered;               /* the answer is queued: input is dropped */
+    int sent;                   /* the answer has left */
     int eof;                    /* the client has closed its side */
     char peer[SSN_PEER_MAX];
 };
@@ -43,11 +48,16 @@ static struct event *resume;    /* accepting again after EMFILE */
 static metrics_handler handler;
 static struct mconn *conns;     /* every open connection */
 static int nconns;
-static atomic_ulong refused;
+static atomic_ulong refused, evicted;
 
 unsigned long metrics_conn_refused(void)
 {
     return atomic_load_explicit(&refused, memory_order_relaxed);
+}
+
+unsigned long metrics_conn_evicted(void)
+{
+    return atomic_load_explicit(&evicted, memory_order_relaxed);
 }
 
 int metrics_conn_answer(struct evbuffer *out, int head_only, int code,
@@ -180,6 +190,7 @@ static void written_cb(struct bufferevent *bev, void *arg)
     /* The answer has left: say so with a FIN, and close once the client
      * has read it and closed too, so that no reset overtakes it. */
     shutdown(bufferevent_getfd(bev), SHUT_WR);
+    mc->sent = 1;
     if (mc->eof)
         conn_free(mc);
     else
@@ -249,6 +260,44 @@ static void deadline_cb(evutil_socket_t fd, short what, void *arg)
     conn_free(arg);
 }
 
+/* The connection a new one may take the place of: the oldest that has
+ * not sent a whole request, else the oldest whose answer has left (it
+ * only waits for the client's close); NULL when each is being answered.
+ * The list is newest first. */
+static struct mconn *evictable(void)
+{
+    struct mconn *idle = NULL, *done = NULL;
+
+    for (struct mconn *mc = conns; mc; mc = mc->next) {
+        if (!mc->answered)
+            idle = mc;
+        else if (mc->sent)
+            done = mc;
+    }
+    return idle ? idle : done;
+}
+
+/* METRICS_CONNS_MAX are open: makes room for one more from peer, or
+ * says no (0). */
+static int make_room(const char *peer)
+{
+    struct mconn *old = evictable();
+
+    if (!old) {
+        atomic_fetch_add_explicit(&refused, 1, memory_order_relaxed);
+        log_source(LOG_LEVEL_WARN, peer, "/metrics: %d connections being "
+                   "answered, closed one more from %s", METRICS_CONNS_MAX,
+                   peer);
+        return 0;
+    }
+    atomic_fetch_add_explicit(&evicted, 1, memory_order_relaxed);
+    log_source(LOG_LEVEL_WARN, peer, "/metrics: %d connections open, "
+               "closed the oldest idle one, from %s, for one from %s",
+               METRICS_CONNS_MAX, old->peer, peer);
+    conn_free(old);
+    return 1;
+}
+
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
                       struct sockaddr *sa, int salen, void *arg)
 {
@@ -260,11 +309,7 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     (void)arg;
 
     listener_format_peer(sa, peer, sizeof(peer));
-    if (nconns >= METRICS_CONNS_MAX) {
-        atomic_fetch_add_explicit(&refused, 1, memory_order_relaxed);
-        log_source(LOG_LEVEL_WARN, peer, "/metrics: %d connections open "
-                   "already, closed one more from %s", METRICS_CONNS_MAX,
-                   peer);
+    if (nconns >= METRICS_CONNS_MAX && !make_room(peer)) {
         evutil_closesocket(fd);
         return;
     }

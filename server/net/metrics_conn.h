@@ -11,8 +11,10 @@
 
 struct evbuffer;
 
-#define METRICS_CONNS_MAX   16      /* open at once; one more is closed as
-                                       soon as it is accepted */
+#define METRICS_CONNS_MAX   16      /* open at once; one more closes the
+                                       oldest idle (or done) one, or is
+                                       closed at accept when each is being
+                                       answered */
 #define METRICS_DEADLINE_S  10      /* a connection's whole life, from its
                                        accept, whatever it sends */
 #define METRICS_HEAD_MAX    8192    /* a request's line and headers; a GET
@@ -41,9 +43,11 @@ int metrics_conn_start(struct event_base *base, evutil_socket_t fd,
  * ended (or before it ever ran). */
 void metrics_conn_stop(void);
 
-/* Connections closed at accept because METRICS_CONNS_MAX were open,
- * since start-up. */
+/* Since start-up: connections closed at accept because METRICS_CONNS_MAX
+ * were open and each was being answered (refused); open ones closed to
+ * make room for a new one, being idle or done (evicted). */
 unsigned long metrics_conn_refused(void);
+unsigned long metrics_conn_evicted(void);
 
 /* Appends an answer to out: the status line, Content-Type ctype,
  * Content-Length, "Connection: close", the header lines in extra (each

@@ -182,8 +182,11 @@ static int server_lines(struct evbuffer *b)
                 "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures)) ||
         counter(b, "ssn_metrics_connections_refused_total", "Connections "
                 "to --metrics-port closed at once: as many as it serves were "
-                "open.",
+                "being answered.",
                 (unsigned long long)metrics_conn_refused()) ||
+        counter(b, "ssn_metrics_connections_evicted_total", "Connections "
+                "to --metrics-port closed, idle or done, to let a new one "
+                "in.", (unsigned long long)metrics_conn_evicted()) ||
         counter(b, "ssn_trace_events_dropped_total", "Events of --trace "
                 "lost to a full ring.", (unsigned long long)trace_dropped());
 }
