@@ -8,7 +8,8 @@
  * watches for writability. Replies that acknowledge a journal record not
  * yet durable wait in c->q too (hold_seq) until the worker's commit after
  * the pass (econn_on_committed), or the journal's round, wakes the
- * connection (econn_on_journal): the worker never waits for the journal. The send hooks themselves are econn_send.c's.
+ * connection (econn_on_journal): the worker never waits for the journal.
+ * The send hooks themselves are econn_send.c's.
  */
 #include <assert.h>
 #include <errno.h>
@@ -220,8 +221,8 @@ static void begin_closing(struct econn *c)
 
 /* The journal's answer for the record the queue is held for: 0 when it is
  * durable (the hold is over), -EAGAIN when c waits for it (on its
- * worker's held list: econn_on_committed comes back), -EIO when it never will be, -ENOMEM
- * when c cannot wait. */
+ * worker's held list: econn_on_committed comes back), -EIO when it never
+ * will be, -ENOMEM when c cannot wait. */
 static int hold_over(struct econn *c)
 {
     int rc = journal_durable(c->conn.session->store->journal, c->hold_seq);

@@ -109,7 +109,7 @@ void econn_drop_wakes(struct econn *c, struct journal *j)
     }
 }
 
-/* ---- the journal's word ---------------------------------------------------- */
+/* ---- the journal's word -------------------------------------------------- */
 
 void econn_on_journal(evutil_socket_t fd, short what, void *arg)
 {

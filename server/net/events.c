@@ -176,9 +176,10 @@ void events_hold_forget(struct econn *c)
  * no. Then each held connection (events_hold) sends its replies if its
  * record is durable, as it is when this worker wrote the round, with no
  * lock taken, or else waits with the journal, whose round's end wakes it
- * (journal_wait_async's notify). A lower priority for the commit would cost each pass two polls
- * more: one connection paid 6 system calls a request against 4 (perf
- * stat, 2026-11-26; test-journal-events.sh case_one_poll_a_request). */
+ * (journal_wait_async's notify). A lower priority for the commit would
+ * cost each pass two polls more: one connection paid 6 system calls a
+ * request against 4 (perf stat, 2026-11-26; test-journal-events.sh
+ * case_one_poll_a_request). */
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;

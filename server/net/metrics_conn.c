@@ -11,8 +11,8 @@
  * case_metrics_exhaust). The descriptors this port may take are counted
  * in the open-file limit at start-up (server/limits_fit.c). With all of
  * them open, a new connection closes the oldest one that has not sent a
- * whole request (or whose answer has left), memcached's way with idle
- * connections at its limit: idle connections cannot keep a scraper out.
+ * whole request (or whose answer has left): idle connections cannot keep
+ * a scraper out.
  *
  * State: the metrics thread's alone (its event_base), no lock;
  * metrics_conn_refused and metrics_conn_evicted are read from any
