@@ -92,8 +92,12 @@ torn_round() {
         $'^OK\nOK 3 entries, all invariants hold\nBye$'
     stop_server "$SRV_PID"
     got=$(cat "$SRV_ERR")
+    # How many of round 3's records lie whole past its skipped block
+    # depends on how many ADDs the round took: with events, those of the
+    # worker's first time slice (200 us), which a loaded machine may end
+    # after a few, so that all past the block is one record's tail.
     expect_match "$label: the log names the tear and the bytes dropped" \
-        "$got" "journal $J: torn tail at byte $end cut: [1-9][0-9]* bytes of records \([1-9][0-9]* whole among them\)"
+        "$got" "journal $J: torn tail at byte $end cut: [1-9][0-9]* bytes of records \([0-9][0-9]* whole among them\)"
     # Once more: the cut is kept, the ADD after it too.
     start_server "$@" --journal "$J" || return
     expect_eq "$label: a second restart has the three" \
