@@ -209,6 +209,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "journal_wakes %llu\n"
         "journal_wake_us_p50 %llu\n"
         "journal_wake_us_p99 %llu\n"
+        "journal_async_waits %llu\n"
         "journal_size %llu\n"
         "journal_live_bytes %llu\n"
         "journal_compactions %llu\n"
@@ -222,6 +223,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         st->journal ? journal_wake_name(jf.wake) : "-",
         (unsigned long long)jf.wakes, (unsigned long long)jf.wake_p50_us,
         (unsigned long long)jf.wake_p99_us,
+        (unsigned long long)jf.async_waits,
         (unsigned long long)jf.size, (unsigned long long)jf.live_bytes,
         (unsigned long long)jf.compactions, jf.compacting);
     if (k < 0 || (size_t)k >= cap - (size_t)n)

@@ -49,6 +49,35 @@ case_vanish_while_held() {
     expect_eq "clients gone while held: a clean exit" "$STOP_RC" 0
 }
 
+# The worker's own round sends what it made durable: with everysec, 2000
+# ADDs one at a time on 4 connections queue (almost) no reply to wait
+# with the journal (STATS journal_async_waits; only a round of the
+# flusher's 100 ms tick that took the records first makes one wait);
+# with always, whose rounds are the flusher's, every one waits. Held
+# replies that went back to waiting for the journal's notice
+# (journal_wait_async) queue 2000 and fail the first check.
+case_commit_sends_what_it_wrote() {
+    local fsync waits out
+    for fsync in everysec always; do
+        rm -f "$J"
+        SSN_IO=events start_server buffered --workers 1 --journal "$J" \
+            --fsync "$fsync" || continue
+        out=$("$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 4 -P 1 \
+              --mix 1:0:0 -n 2000 --keys 1000000000 --csv 2>&1)
+        expect_match "$fsync: 2000 ADDs, all answered" \
+            "$(tail -n 1 <<<"$out" | cut -d, -f8,9)" '^2000,2000$'
+        waits=$(ask "$SRV_PORT" 'STATS\n' | awk '$1 == "journal_async_waits" { print $2 }')
+        if [[ $fsync == everysec ]]; then
+            check "everysec: the worker's rounds sent the held replies, under 100 of 2000 waited with the journal ($waits)" \
+                test "${waits:-9999}" -lt 100
+        else
+            check "always: replies waited for the flusher's rounds ($waits of 2000)" \
+                test "${waits:-0}" -ge 1000
+        fi
+        stop_server "$SRV_PID"
+    done
+}
+
 # counted_adds LABEL FSYNC CONNS N: one worker, the journal with FSYNC, N
 # ADDs of fresh keys one in flight on each of CONNS connections, under the
 # LD_PRELOAD wrapper that counts the server's epoll_ctl and epoll_wait
@@ -227,6 +256,7 @@ case_group_commit_one_worker
 case_worker_answers_during_round
 case_compact_does_not_block_worker
 case_vanish_while_held
+case_commit_sends_what_it_wrote
 case_held_costs_no_epoll_ctl
 case_one_poll_a_request
 case_more_while_held

@@ -439,6 +439,7 @@ void journal_figures(struct journal *j, struct journal_figures *f)
     f->fsync_p99_us = hist_percentile(&j->fsync_ns, 99) / 1000;
     f->wake = j->wake;
     f->wakes = j->wakes;
+    f->async_waits = j->async_waits;
     f->wake_p50_us = hist_percentile(&j->wake_ns, 50) / 1000;
     f->wake_p99_us = hist_percentile(&j->wake_ns, 99) / 1000;
     f->readonly = j->broken != 0;
@@ -455,7 +456,7 @@ void journal_reset_figures(struct journal *j)
     j->records = j->bytes = 0;
     pthread_mutex_unlock(&j->alock);
     j->fsyncs = j->writes = j->written_records = 0;
-    j->wakes = 0;
+    j->wakes = j->async_waits = 0;
     hist_init(&j->fsync_ns);
     hist_init(&j->wake_ns);
     pthread_mutex_unlock(&j->lock);

@@ -70,6 +70,8 @@ struct journal_figures {
     uint64_t wakes;             /* waits that slept, then were woken */
     uint64_t wake_p50_us, wake_p99_us;  /* from the end of a round to
                                            the waiter running again */
+    uint64_t async_waits;       /* event-driven connections queued to
+                                   wait for a round (journal_wait_async) */
     int readonly;               /* a write or sync failed: no more writes */
     uint64_t size;              /* the file's length, what is written */
     uint64_t live_bytes;        /* what a compaction would leave */

@@ -145,6 +145,7 @@ struct journal {
                                    (journal_help) */
 
     uint64_t records, bytes, fsyncs, writes, written_records, wakes;
+    uint64_t async_waits;       /* journal_wait_async calls that queued */
     struct hist fsync_ns;
     struct hist wake_ns;        /* published_ns -> a waiter running */
 

@@ -264,6 +264,7 @@ int journal_wait_async(struct journal *j, struct journal_waiter *w,
     pthread_mutex_lock(&j->lock);
     if (atomic_load(&j->durable_seq) < seq && !j->broken) {
         journal_waiter_queue_locked(&j->waiters, w, seq);
+        j->async_waits++;
         rc = -EAGAIN;
         /* The event loop asks for the round once its pass ends
          * (journal_commit); the flusher's 100 ms tick is the backstop. */
