@@ -279,7 +279,13 @@ case_metrics_exhaust() {
     done
     check "200 connections to the metrics port made (${#fds[@]})" \
         test "${#fds[@]}" -eq 200
-    sleep 0.3
+    # All of them accepted (none left in the listening socket's queue),
+    # so that the trickler is the newest.
+    for ((i = 0; i < 50; i++)); do
+        [[ $(ss -Hltn "sport = :$mport" 2>/dev/null | awk '{ print $2 }') == 0 ]] && break
+        sleep 0.1
+    done
+    sleep 0.1
     # The trickler: a head never ended, a byte a second; "closed" once the
     # server has closed it. The newest, it takes the oldest idle one's place.
     t0=$(now)
@@ -328,7 +334,7 @@ case_metrics_exhaust() {
 # 16 clients that asked, were answered and keep their connections open:
 # each is done, and a scrape takes the oldest one's place.
 case_metrics_done_evicted() {
-    local mport f=$TEST_TMP/done i fd fds=() shut=0
+    local mport f=$TEST_TMP/done i fd fds=() shut=0 first="" line n=0
     start_server buffered --metrics-port 0 || return
     mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
     for ((i = 0; i < 16; i++)); do
@@ -336,15 +342,25 @@ case_metrics_done_evicted() {
         printf 'GET /metrics HTTP/1.0\r\n\r\n' >&"$fd"
         fds+=("$fd")
     done
-    sleep 0.3
+    # Each answered (its status line read), its connection left open.
+    for fd in "${fds[@]}"; do
+        IFS= read -r -t 5 -u "$fd" line && [[ ${line%$'\r'} == "HTTP/1.1 200 OK" ]] &&
+            n=$((n + 1))
+        [[ -z $first ]] && first=${line%$'\r'}
+    done
+    check "16 scrapes answered, their connections left open ($n)" test "$n" -eq 16
     scrape "$mport" /metrics "$f"
     expect_match "16 answered connections left open: a scrape is served in the oldest one's place" \
         "$(status "$f") $(sample "$f" ssn_metrics_connections_evicted_total) $(sample "$f" ssn_metrics_connections_refused_total)" \
         '^HTTP/1\.1 200 OK 1 0$'
-    # The oldest was closed: its answer, then the end of the stream.
+    # The oldest was closed: the rest of its answer (its headers, and a
+    # body of Content-Length bytes), then the end.
     timeout 2 cat <&"${fds[0]}" >"$f.first" 2>/dev/null && shut=1
-    check "the oldest got its whole answer, then its close" \
-        bash -c "test $shut -eq 1 && head -n 1 '$f.first' | grep -q '^HTTP/1.1 200 OK'"
+    local len head
+    len=$(grep -m1 -i '^content-length:' "$f.first" | tr -dc 0-9)
+    head=$(sed -n '1,/^\r$/p' "$f.first" | wc -c)
+    check "the oldest got its whole answer ($(( $(wc -c <"$f.first") - head )) of ${len:-?} bytes of body), then its close" \
+        test "$shut" -eq 1 -a -n "$len" -a "$(( $(wc -c <"$f.first") - head ))" -eq "${len:-0}"
     for fd in "${fds[@]}"; do
         close_conn "$fd"
     done
