@@ -219,17 +219,37 @@ START_TEST(test_reply_of_a_failed_round_is_never_sent)
     uint64_t seq = add_nowait("John");
     int rc = journal_reply_push(jr, &rep, "OK\n", 3, seq);
     if (rc == 0) {
-        /* The socket is shut down: the client sees the end, no reply. */
+        /* The socket is shut down: the client sees the end, no reply,
+         * and the owner taking the reply back learns why. */
         ck_assert_str_eq(receive(2000, 64, &eof), "");
         ck_assert_int_eq(eof, 1);
+        ck_assert_int_eq(journal_reply_take(jr, &rep), -EIO);
     } else {
-        /* The flusher's 100 ms tick ran the failing round first: the
-         * reply is refused, and nothing was sent. */
+        /* The flusher's 100 ms tick ran the failing round first
+         * (test_reply_after_a_failed_round makes it so): the reply is
+         * refused, nothing was sent, nothing is held to take back. */
         ck_assert_int_eq(rc, -EIO);
         ck_assert_str_eq(receive(200, 64, &eof), "");
+        ck_assert_int_eq(journal_reply_take(jr, &rep), 0);
     }
-    ck_assert_int_eq(journal_reply_take(jr, &rep), -EIO);
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, 0), -EIO);
+}
+END_TEST
+
+/* The same, the failing round run by the flusher's tick before the reply
+ * is handed over: refused, and nothing held. */
+START_TEST(test_reply_after_a_failed_round)
+{
+    int eof;
+    struct timespec ts = { 0, 300 * 1000 * 1000 };
+
+    journal_sync_fn = sync_fails;
+    uint64_t seq = add_nowait("John");
+    nanosleep(&ts, NULL);               /* three ticks: the round failed */
+    ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), -EIO);
+    ck_assert_str_eq(receive(200, 64, &eof), "");
+    ck_assert_int_eq(eof, 0);           /* nobody shut the socket down */
+    ck_assert_int_eq(journal_reply_take(jr, &rep), 0);
 }
 END_TEST
 
@@ -458,6 +478,7 @@ static Suite *journal_reply_suite(void)
     tcase_add_test(tc, test_reply_too_big_is_refused);
     tcase_add_test(tc, test_reply_rest_sent_when_the_socket_has_room);
     tcase_add_test(tc, test_reply_of_a_failed_round_is_never_sent);
+    tcase_add_test(tc, test_reply_after_a_failed_round);
     tcase_add_test(tc, test_lead_leads_when_no_round_is_under_way);
     tcase_add_test(tc, test_lead_is_busy_during_a_round);
     tcase_add_test(tc, test_lead_of_a_failed_round);
