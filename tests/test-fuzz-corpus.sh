@@ -7,7 +7,7 @@
 # real (make fuzz).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
-TARGETS=(proto linereader telnet jrec session)
+TARGETS=(proto linereader telnet jrec session http)
 REPLAY=${BUILD:-build}/fuzz-replay
 
 if ! env -u MAKEFLAGS -u MAKELEVEL make -s fuzz-replay >"$TEST_TMP/make.out" 2>&1; then

@@ -230,6 +230,8 @@ case_metrics_port() {
     expect_match "HTTP/2.0: 505" "$(status "$a")" '^HTTP/1\.1 505 '
     http_raw "$mport" 'GET /metrics\r\n\r\n' "$a"
     expect_match "no version: 400" "$(status "$a")" '^HTTP/1\.1 400 '
+    http_raw "$mport" 'GET /metrics HTTP/1.1\r\nAuthorization: Bearer a\rb\r\n\r\n' "$a"
+    expect_match "a bare CR in a header: 400 (RFC 9112)" "$(status "$a")" '^HTTP/1\.1 400 '
     stop_server "$SRV_PID"
     expect_eq "the server stops cleanly with the metrics thread" "$STOP_RC" 0
 }

@@ -31,6 +31,7 @@
 #include "log.h"
 #include "log_source.h"
 #include "metrics_conn.h"
+#include "metrics_head.h"
 #include "server.h"
 
 struct mconn {
@@ -107,67 +108,6 @@ static size_t head_length(struct evbuffer *in)
     return (size_t)b.pos + 3;
 }
 
-/* Cuts the line at *p (ending in "\n" or "\r\n") and moves *p past it. */
-static char *next_line(char **p)
-{
-    char *line = *p, *nl = strchr(line, '\n');
-
-    if (!nl)
-        return NULL;
-    *p = nl + 1;
-    if (nl > line && nl[-1] == '\r')
-        nl--;
-    *nl = '\0';
-    return line;
-}
-
-/* The request line and headers of head (NUL-terminated, cut in place)
- * into rq. Returns 0, or the HTTP status to refuse it with. */
-static int parse_head(char *head, struct metrics_request *rq)
-{
-    char *p = head, *line, *target, *version, *q;
-
-    while (*p == '\r' || *p == '\n')    /* blank lines before: allowed */
-        p++;
-    line = next_line(&p);
-    if (!line || !(target = strchr(line, ' ')))
-        return 400;
-    *target++ = '\0';
-    if (!(version = strchr(target, ' ')))
-        return 400;
-    *version++ = '\0';
-    if (strncmp(version, "HTTP/", 5) != 0 || strchr(version, ' '))
-        return 400;
-    if (strncmp(version, "HTTP/1.", 7) != 0 || version[7] < '0' ||
-        version[7] > '9' || version[8])
-        return 505;
-    if (strcmp(line, "GET") != 0 && strcmp(line, "HEAD") != 0)
-        return 405;
-    if (target[0] != '/')
-        return 400;
-    if ((q = strpbrk(target, "?#")))
-        *q = '\0';
-    rq->head_only = line[0] == 'H';
-    rq->path = target;
-    rq->authorization = NULL;
-    while ((line = next_line(&p)) && *line) {
-        char *colon = strchr(line, ':');
-        if (!colon || colon == line)
-            return 400;
-        *colon = '\0';
-        if (rq->authorization || strcasecmp(line, "Authorization") != 0)
-            continue;
-        for (q = colon + 1; *q == ' ' || *q == '\t'; q++)
-            ;
-        rq->authorization = q;
-        for (q += strlen(q); q > rq->authorization &&
-             (q[-1] == ' ' || q[-1] == '\t'); q--)
-            ;
-        *q = '\0';
-    }
-    return 0;
-}
-
 static const char *reason_of(int code)
 {
     switch (code) {
@@ -208,7 +148,7 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
     if (len && len <= METRICS_HEAD_MAX) {
         evbuffer_copyout(in, head, len);
         head[len] = '\0';
-        code = memchr(head, '\0', len) ? 400 : parse_head(head, &rq);
+        code = memchr(head, '\0', len) ? 400 : metrics_head_parse(head, &rq);
     }
     evbuffer_drain(in, evbuffer_get_length(in));
     mc->answered = 1;

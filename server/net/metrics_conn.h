@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <event2/event.h>
+#include "metrics_head.h"
 
 struct evbuffer;
 
@@ -19,16 +20,6 @@ struct evbuffer;
                                        accept, whatever it sends */
 #define METRICS_HEAD_MAX    8192    /* a request's line and headers; a GET
                                        needs far less */
-
-/* A request as the handler sees it: every string NUL-terminated, valid
- * during the call only. */
-struct metrics_request {
-    int head_only;              /* HEAD: the answer's headers alone */
-    const char *path;           /* the target up to '?' */
-    const char *authorization;  /* the first Authorization header's value
-                                   (leading blanks skipped), or NULL */
-    const char *peer;           /* "addr:port", for the log */
-};
 
 /* Appends the whole answer to out (metrics_conn_answer). */
 typedef void (*metrics_handler)(const struct metrics_request *rq,

@@ -248,42 +248,6 @@ int metrics_http_write(struct evbuffer *b)
 
 /* ---- the password -------------------------------------------------------- */
 
-/* After "SCHEME " (any case, any run of spaces) in header h, or NULL. */
-static const char *after_scheme(const char *h, const char *scheme)
-{
-    size_t n = strlen(scheme);
-
-    if (strncasecmp(h, scheme, n) != 0 || h[n] != ' ')
-        return NULL;
-    for (h += n; *h == ' '; h++)
-        ;
-    return h;
-}
-
-/* Basic's base64 "user:password" decoded into buf; the password's length
- * (from *secret), or -1. */
-static int basic_password(const char *b64, unsigned char *buf, size_t cap,
-                          const char **secret)
-{
-    size_t len = strlen(b64), pad = 0;
-    int n;
-
-    while (len > 0 && b64[len - 1] == ' ')
-        len--;
-    if (len == 0 || len % 4 || len / 4 * 3 > cap)
-        return -1;
-    n = EVP_DecodeBlock(buf, (const unsigned char *)b64, (int)len);
-    pad = (b64[len - 1] == '=') + (b64[len - 2] == '=');
-    if (n < 0 || (size_t)n < pad)
-        return -1;
-    n -= (int)pad;
-    unsigned char *colon = memchr(buf, ':', (size_t)n);
-    if (!colon)
-        return -1;
-    *secret = (const char *)colon + 1;
-    return (int)(buf + n - (colon + 1));
-}
-
 /* 1 when the Authorization header h carries the password (or none is
  * needed). */
 static int authorized(const char *h)
@@ -296,9 +260,9 @@ static int authorized(const char *h)
         return 1;
     if (!h || !auth_digest)
         return 0;
-    if ((cred = after_scheme(h, "Basic")))
-        len = basic_password(cred, buf, sizeof(buf), &secret);
-    else if ((cred = after_scheme(h, "Bearer"))) {
+    if ((cred = metrics_auth_scheme(h, "Basic")))
+        len = metrics_basic_password(cred, buf, sizeof(buf), &secret);
+    else if ((cred = metrics_auth_scheme(h, "Bearer"))) {
         secret = cred;
         for (len = (int)strlen(cred); len > 0 && cred[len - 1] == ' '; len--)
             ;

@@ -1,6 +1,6 @@
 # tests/fuzz/fuzz.mk -- fuzz targets for the request parser, the line
-# reader, the telnet filter, the journal's record reader and a whole
-# session (docs/FUZZING.md). Included by the top-level Makefile.
+# reader, the telnet filter, the journal's record reader, a whole session
+# and a request to --metrics-port (docs/FUZZING.md). Included by the top-level Makefile.
 #
 #   make fuzz          libFuzzer builds with clang, ASan and UBSan into
 #                      bin/fuzz/ (clang is installed on demand, for this
@@ -16,7 +16,7 @@
 # Each target is compiled whole with the few files it tests, so the
 # sanitizers and libFuzzer's coverage see all of them.
 
-FUZZ_TARGETS := proto linereader telnet jrec session
+FUZZ_TARGETS := proto linereader telnet jrec session http
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS   = -std=gnu11 -Wall -Wextra -D_GNU_SOURCE -Icommon -Iserver \
@@ -30,6 +30,7 @@ REPLAY_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz_code_proto      := common/proto.c common/entry.c
 fuzz_code_linereader := common/linereader.c
 fuzz_code_telnet     := common/telnet.c
+fuzz_code_http       := server/net/metrics_head.c
 fuzz_code_jrec       := tests/fuzz/fuzz_jrec_check.c \
                         server/journal/journal_rec.c common/crc32c.c \
                         common/entry.c
@@ -58,10 +59,12 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
 # What each links besides: entry_free wipes the SSN with OPENSSL_cleanse.
 fuzz_libs_proto      := -lcrypto
 fuzz_libs_jrec       := -lcrypto
+fuzz_libs_http       := -lcrypto
 fuzz_libs_session    := -lcrypto -lpthread
 
 FUZZ_HDRS   := $(wildcard tests/fuzz/*.h common/*.h) \
-               server/journal/journal_rec.h server/store.h server/store_index.h
+               server/journal/journal_rec.h server/store.h server/store_index.h \
+               server/net/metrics_head.h server/net/metrics_conn.h
 FUZZ_BINS   := $(FUZZ_TARGETS:%=$(BIN)/fuzz/fuzz_%)
 REPLAY_BINS := $(FUZZ_TARGETS:%=$(BUILD)/fuzz-replay/fuzz_%)
 FUZZ_STAMP  := $(BUILD)/.fuzz-deps-ok
@@ -104,6 +107,7 @@ fuzz_maxlen_linereader := 4096
 fuzz_maxlen_telnet     := 4096
 fuzz_maxlen_jrec       := 4096
 fuzz_maxlen_session    := 4096
+fuzz_maxlen_http       := 8192
 
 # One target's run: new inputs into build/fuzz/corpus/TARGET (the seed
 # corpus in the tree is only read), crashes kept as build/fuzz/crash-*.
