@@ -3,27 +3,32 @@
  *
  *   order:  byte runs, small and large, leave in the order queued, whole,
  *           over a socketpair;
- *   reuse:  a small segment sent is kept for the next small push, wiped
- *           first (replies hold SSNs); a large one is not kept; a thread
- *           keeps at most OUTQ_SPARE, and outq_spare_drop frees them.
+ *   reuse:  with a pool (outq_use_pool), a small segment sent is kept for
+ *           the next small push, wiped first (replies hold SSNs); a large
+ *           one is not kept; the pool keeps at most 64 (its max).
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include "suites.h"
+#include "bufpool.h"
 #include "../server/net/outq.h"
 
 static int sv[2];
+static struct bufpool pool;     /* as an event worker's outq_pool */
 
 static void pair_setup(void)
 {
     ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    bufpool_init(&pool, OUTQ_SEG_SMALL, 64);
+    outq_use_pool(&pool);
 }
 
 static void pair_teardown(void)
 {
-    outq_spare_drop();
+    outq_use_pool(NULL);
+    bufpool_destroy(&pool);
     close(sv[0]);
     close(sv[1]);
 }
@@ -93,9 +98,9 @@ START_TEST(test_outq_large_not_kept)
 
     outq_init(&q, NULL);
     ck_assert_int_eq(outq_push_bytes(&q, big, sizeof(big)), 0);
-    outq_spare_drop();
+    bufpool_destroy(&pool);
     ck_assert_uint_eq(drain(&q, out, sizeof(out)), sizeof(big));
-    ck_assert_uint_eq(outq_spare_kept(), 0);
+    ck_assert_int_eq(pool.nspare, 0);
     /* Nothing kept: a small push gets a segment of its own (not big's,
      * which was freed; ASan would flag a reuse of freed memory). */
     ck_assert_int_eq(outq_push_bytes(&q, "OK\n", 3), 0);
@@ -104,33 +109,33 @@ START_TEST(test_outq_large_not_kept)
 }
 END_TEST
 
-/* More small segments freed at once than a thread keeps: 64 (OUTQ_SPARE)
- * are kept, the rest freed; the kept ones are handed out again, last
- * freed first, before any new one; outq_spare_drop frees them all. */
+/* More small segments freed at once than the pool keeps: 64 (its max) are
+ * kept, the rest freed; the kept ones are handed out again, last freed
+ * first, before any new one; bufpool_destroy frees them all. */
 START_TEST(test_outq_spare_bounded)
 {
     enum { N = 100 };
     struct outq q;
     struct outq_seg *made[N];
 
-    outq_spare_drop();
+    bufpool_destroy(&pool);
     outq_init(&q, NULL);
     for (int i = 0; i < N; i++) {
         ck_assert_int_eq(outq_push_bytes(&q, "x", 1), 0);
         made[i] = q.tail;
     }
-    ck_assert_uint_eq(outq_spare_kept(), 0);
+    ck_assert_int_eq(pool.nspare, 0);
     outq_clear(&q);
-    ck_assert_uint_eq(outq_spare_kept(), 64);
+    ck_assert_int_eq(pool.nspare, 64);
     for (int i = 63; i >= 0; i--) {
         ck_assert_int_eq(outq_push_bytes(&q, "y", 1), 0);
         ck_assert_ptr_eq(q.tail, made[i]);
     }
-    ck_assert_uint_eq(outq_spare_kept(), 0);
+    ck_assert_int_eq(pool.nspare, 0);
     outq_clear(&q);
-    ck_assert_uint_eq(outq_spare_kept(), 64);
-    outq_spare_drop();
-    ck_assert_uint_eq(outq_spare_kept(), 0);
+    ck_assert_int_eq(pool.nspare, 64);
+    bufpool_destroy(&pool);
+    ck_assert_int_eq(pool.nspare, 0);
 }
 END_TEST
 

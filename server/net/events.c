@@ -14,6 +14,7 @@
 #include <string.h>
 #include <stdio.h>
 #include <time.h>
+#include "bufpool.h"
 #include "econn.h"
 #include "events.h"
 #include "outq.h"
@@ -37,6 +38,8 @@ struct worker {
     struct session_pool pool;   /* the buffers its sessions borrow while
                                    a request is in progress; its thread
                                    only */
+    struct bufpool outq_pool;   /* its connections' small output segments
+                                   (outq_use_pool); its thread only */
     struct econn *round;        /* read in this pass, to be answered
                                    together (econn_round.c), in order;
                                    its thread only */
@@ -200,13 +203,14 @@ static void *worker_main(void *arg)
     struct worker *w = arg;
 
     srv_on_event_loop = 1;
+    outq_use_pool(&w->outq_pool);
     if (trace_configured()) {          /* a window may start later */
         char name[32];
         snprintf(name, sizeof(name), "worker %d", (int)(w - workers) + 1);
         trace_thread_name(name);
     }
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
-    outq_spare_drop();                  /* its connections are closed */
+    outq_use_pool(NULL);                /* its connections are closed */
     return NULL;
 }
 
@@ -216,6 +220,7 @@ static int worker_init(struct worker *w)
     if (rc)
         return -rc;
     session_pool_init(&w->pool, SESSION_POOL_SPARE);
+    bufpool_init(&w->outq_pool, OUTQ_SEG_SMALL, BUFPOOL_MAX_SPARE);
     w->base = event_base_new();
     if (!w->base)
         return -ENOMEM;
@@ -297,6 +302,7 @@ int events_stop(long ms)
         event_free(workers[i].round_ev);
         event_base_free(workers[i].base);
         session_pool_destroy(&workers[i].pool);
+        bufpool_destroy(&workers[i].outq_pool);
         pthread_mutex_destroy(&workers[i].lock);
     }
     free(workers);

@@ -6,43 +6,27 @@
 #include <sys/uio.h>
 #include <openssl/crypto.h>
 #include "budget.h"
+#include "bufpool.h"
 #include "listing.h"
 #include "outq.h"
 
 #define OUTQ_IOV 16             /* segments one writev sends at most */
-#define OUTQ_SMALL 128          /* bytes a kept segment holds */
-#define OUTQ_SPARE 64           /* segments a thread keeps */
+/* The pool this thread's small segments come from and go back to
+ * (outq_use_pool); NULL: malloc and free. */
+static __thread struct bufpool *pool;
 
-/* This thread's kept segments, by next: wiped, OUTQ_SMALL bytes each. */
-static __thread struct outq_seg *spare;
-static __thread unsigned nspare;
+void outq_use_pool(struct bufpool *p)
+{
+    pool = p;
+}
 
+/* A small one is always made OUTQ_SEG_SMALL bytes, so that any pool of
+ * that size may keep it. */
 static struct outq_seg *seg_alloc(size_t len)
 {
-    struct outq_seg *g = spare;
-
     if (len > OUTQ_SMALL)
-        return malloc(sizeof(*g) + len);
-    if (!g)
-        return malloc(sizeof(*g) + OUTQ_SMALL);
-    spare = g->next;
-    nspare--;
-    return g;
-}
-
-unsigned outq_spare_kept(void)
-{
-    return nspare;
-}
-
-void outq_spare_drop(void)
-{
-    while (spare) {
-        struct outq_seg *g = spare;
-        spare = g->next;
-        free(g);
-    }
-    nspare = 0;
+        return malloc(sizeof(struct outq_seg) + len);
+    return pool ? bufpool_get(pool) : malloc(OUTQ_SEG_SMALL);
 }
 
 void outq_init(struct outq *q, struct conn *owner)
@@ -62,13 +46,11 @@ static void seg_free(struct outq *q, struct outq_seg *g)
         free(g);
         return;
     }
-    OPENSSL_cleanse(g->data, g->len);       /* replies hold SSNs */
-    if (g->len <= OUTQ_SMALL && nspare < OUTQ_SPARE) {
-        g->next = spare;                    /* made with OUTQ_SMALL bytes */
-        spare = g;
-        nspare++;
+    if (g->len <= OUTQ_SMALL && pool) {     /* wiped: replies hold SSNs */
+        bufpool_put(pool, g, OUTQ_SEG_SMALL, sizeof(*g) + g->len);
         return;
     }
+    OPENSSL_cleanse(g->data, g->len);
     free(g);
 }
 

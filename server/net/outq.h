@@ -2,9 +2,8 @@
  * byte runs (copied) and shared PRINT listings (referenced, never copied),
  * sent with writev(2) as far as the socket takes it. Used when a send did
  * not complete at once, and for every reply held for the journal (a
- * journaled write's, econn_send.c): its small segments are kept for reuse
- * by the thread that freed them (at most OUTQ_SPARE of OUTQ_SMALL bytes),
- * so that no request allocates.
+ * journaled write's, econn_send.c): its small segments come from the
+ * worker's pool (outq_use_pool), so that no request allocates.
  *
  * Owned by one connection, used by its worker thread only: no lock. What
  * it holds is charged to the connection's share of the reply budget
@@ -47,10 +46,14 @@ int outq_push_bytes(struct outq *q, const void *data, size_t len);
  * caller must end the session rather than go on without it. */
 int outq_push_listing(struct outq *q, struct listing *l, size_t off);
 
-/* How many segments this thread keeps for reuse; outq_spare_drop frees
- * them (a worker's last call). */
-unsigned outq_spare_kept(void);
-void outq_spare_drop(void);
+/* Small segments (OUTQ_SMALL bytes of reply or fewer) are made of
+ * OUTQ_SEG_SMALL bytes; this thread's come from p and go back to it
+ * (bufpool.h: wiped, at most its max kept), NULL: malloc and free. An
+ * event worker sets its own pool before its loop runs. */
+#define OUTQ_SMALL      128
+#define OUTQ_SEG_SMALL  (sizeof(struct outq_seg) + OUTQ_SMALL)
+struct bufpool;
+void outq_use_pool(struct bufpool *p);
 
 /* Sends from the head without blocking. Returns bytes sent (> 0), 0 when
  * the queue is empty, -EAGAIN when the socket took nothing, or -errno. */
