@@ -33,8 +33,6 @@ struct worker {
     int stopping;
     struct econn *conns;        /* live; the worker's thread only */
     struct event *commit;       /* the journal's round, after the pass */
-    uint64_t commit_seq;        /* the last record a held reply needs;
-                                   the worker's thread only */
     struct session_pool pool;   /* the buffers its sessions borrow while
                                    a request is in progress; its thread
                                    only */
@@ -46,8 +44,9 @@ struct worker {
     struct econn **round_tail;
     struct event *round_ev;     /* runs the round after the pass's reads */
     struct econn *held;         /* replies waiting for commit_cb's round
-                                   (events_hold, by held_next); its thread
-                                   only */
+                                   (events_hold, by held_next): never
+                                   empty but while commit is active,
+                                   which empties it; its thread only */
 };
 
 static struct worker *workers;
@@ -147,16 +146,15 @@ void events_hold(struct econn *c)
 {
     struct worker *w = c->w;
 
-    if (!c->held_pp) {
-        c->held_next = w->held;
-        if (w->held)
-            w->held->held_pp = &c->held_next;
-        w->held = c;
-        c->held_pp = &w->held;
-    }
-    if (c->hold_seq > w->commit_seq)
-        w->commit_seq = c->hold_seq;
-    event_active(w->commit, EV_READ, 0);
+    if (c->held_pp)
+        return;
+    if (!w->held)                       /* the pass's first: the commit */
+        event_active(w->commit, EV_READ, 0);
+    c->held_next = w->held;
+    if (w->held)
+        w->held->held_pp = &c->held_next;
+    w->held = c;
+    c->held_pp = &w->held;
 }
 
 void events_hold_forget(struct econn *c)
@@ -186,10 +184,12 @@ void events_hold_forget(struct econn *c)
 static void commit_cb(evutil_socket_t fd, short what, void *arg)
 {
     struct worker *w = arg;
-    uint64_t seq = w->commit_seq;
+    uint64_t seq = 0;
     (void)fd; (void)what;
 
-    w->commit_seq = 0;
+    for (struct econn *c = w->held; c; c = c->held_next)
+        if (c->hold_seq > seq)
+            seq = c->hold_seq;          /* the last record one needs */
     if (seq && srv.store.journal)
         journal_commit(srv.store.journal, seq);
     for (struct econn *c; (c = w->held); ) {
