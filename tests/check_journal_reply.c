@@ -47,21 +47,6 @@ static void teardown(void)
     file_teardown();
 }
 
-/* Applies an ADD without waiting for it: its record's number. */
-static uint64_t add_nowait(const char *first)
-{
-    struct store_mutation m = { .op = STORE_ADD };
-
-    m.entry = entry_new("Smith", 5, first, strlen(first),
-                        entry_ssn_pack("123-45-6789"), 33);
-    ck_assert_ptr_nonnull(m.entry);
-    store_lock(&st);
-    ck_assert_int_eq(store_apply_locked(&st, &m), 0);
-    store_unlock(&st);
-    ck_assert_uint_gt(m.seq, 0);
-    return m.seq;
-}
-
 /* What the client's end receives within ms milliseconds, up to cap - 1
  * bytes, as a string; *eof set when the server's end was shut down. */
 static const char *receive(int ms, size_t cap, int *eof)
@@ -101,7 +86,7 @@ START_TEST(test_reply_sent_by_the_round)
     int eof;
 
     journal_sync_fn = sync_slow;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
     /* What follows a held reply is held behind it, in order. */
     ck_assert_int_eq(journal_reply_push(jr, &rep, "2\n", 2, 0), 0);
@@ -124,7 +109,7 @@ END_TEST
 START_TEST(test_reply_durable_already_is_the_callers)
 {
     int eof;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
 
     ck_assert_int_eq(journal_wait(jr, seq), 0);
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 1);
@@ -138,7 +123,7 @@ START_TEST(test_reply_taken_back_is_not_sent)
     int eof;
 
     journal_sync_fn = sync_slow;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
     ck_assert_int_eq(journal_reply_take(jr, &rep), 0);
     ck_assert_int_eq(journal_reply_held(&rep), 0);
@@ -154,7 +139,7 @@ END_TEST
 START_TEST(test_reply_too_big_is_refused)
 {
     static char big[JOURNAL_REPLY_MAX + 1];
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
 
     journal_sync_fn = sync_slow;
     memset(big, 'x', sizeof(big));
@@ -191,7 +176,7 @@ START_TEST(test_reply_rest_sent_when_the_socket_has_room)
     }
     memset(want, 'r', sizeof(want) - 1);
     want[sizeof(want) - 2] = '\n';
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     ck_assert_int_eq(journal_reply_push(jr, &rep, want, sizeof(want) - 1,
                                         seq), 0);
     ck_assert_int_eq(journal_wait(jr, seq), 0);
@@ -216,7 +201,7 @@ START_TEST(test_reply_of_a_failed_round_is_never_sent)
     int eof;
 
     journal_sync_fn = sync_fails;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     int rc = journal_reply_push(jr, &rep, "OK\n", 3, seq);
     if (rc == 0) {
         /* The socket is shut down: the client sees the end, no reply,
@@ -244,7 +229,7 @@ START_TEST(test_reply_after_a_failed_round)
     struct timespec ts = { 0, 300 * 1000 * 1000 };
 
     journal_sync_fn = sync_fails;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     nanosleep(&ts, NULL);               /* three ticks: the round failed */
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), -EIO);
     ck_assert_str_eq(receive(200, 64, &eof), "");
@@ -292,7 +277,7 @@ START_TEST(test_lead_leads_when_no_round_is_under_way)
     struct journal_figures before, after;
 
     journal_figures(jr, &before);
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
     ck_assert_int_eq(lead_when_idle(seq), 0);
     ck_assert_int_eq(journal_durable(jr, seq), 1);
     journal_figures(jr, &after);
@@ -312,12 +297,12 @@ START_TEST(test_lead_is_busy_during_a_round)
     int eof;
 
     journal_sync_fn = sync_slow;
-    w.seq = add_nowait("John");
+    w.seq = add_nowait(&st, "John");
     ck_assert_int_eq(pthread_create(&t, NULL, wait_thread, &w), 0);
     for (int i = 0; i < 200 && !flushing(); i++)
         usleep(1000);
     ck_assert_int_eq(flushing(), 1);
-    uint64_t seq = add_nowait("Jane");      /* after the round took its */
+    uint64_t seq = add_nowait(&st, "Jane");      /* after the round took its */
     ck_assert_int_eq(journal_lead(jr, seq), -EBUSY);
     ck_assert_int_eq(journal_reply_push(jr, &rep, "OK\n", 3, seq), 0);
     pthread_join(t, NULL);
@@ -332,7 +317,7 @@ END_TEST
 START_TEST(test_lead_of_a_failed_round)
 {
     journal_sync_fn = sync_fails;
-    uint64_t seq = add_nowait("John");
+    uint64_t seq = add_nowait(&st, "John");
 
     ck_assert_int_eq(lead_when_idle(seq), -EIO);
 }

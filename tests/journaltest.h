@@ -70,6 +70,23 @@ static inline int apply(struct store *st, enum store_op op,
     return rc;
 }
 
+/* Adds Smith FIRST to st without waiting for its record to be durable
+ * (the event driver's way, or a reply handed to the journal): the
+ * record's sequence number. */
+static inline uint64_t add_nowait(struct store *st, const char *first)
+{
+    struct store_mutation m = { .op = STORE_ADD };
+
+    m.entry = entry_new("Smith", 5, first, strlen(first),
+                        entry_ssn_pack("123-45-6789"), 33);
+    ck_assert_ptr_nonnull(m.entry);
+    store_lock(st);
+    ck_assert_int_eq(store_apply_locked(st, &m), 0);
+    store_unlock(st);
+    ck_assert_uint_gt(m.seq, 0);
+    return m.seq;
+}
+
 static inline size_t count(struct store *st)
 {
     store_lock(st);

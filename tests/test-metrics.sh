@@ -92,6 +92,12 @@ scrape() {
         cat <&3 >"$3"' _ "$1" "$2" "$3" "$extra" 2>/dev/null
 }
 
+# metrics_port: the port the started server's --metrics-port 0 got (the
+# second line of its output).
+metrics_port() {
+    sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT"
+}
+
 # http_raw PORT TEXT OUT: TEXT (printf-ed) sent on one connection, then
 # the server's whole answer, until it closes, into OUT.
 http_raw() {
@@ -172,7 +178,7 @@ quantiles_in_order() {
 case_metrics_port() {
     local mport a=$TEST_TMP/scrape1 b=$TEST_TMP/scrape2 bench
     start_server buffered --io events --metrics-port 0 || return
-    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    mport=$(metrics_port)
     expect_match "'metrics on 127.0.0.1:PORT' is the line after 'listening on'" \
         "$(sed -n 2p "$SRV_OUT")" '^metrics on 127\.0\.0\.1:[0-9]+$'
     [[ -n $mport ]] || { stop_server "$SRV_PID"; return; }
@@ -241,7 +247,7 @@ case_metrics_port() {
 case_metrics_coarse_held() {
     local mport t0 ms
     start_server coarse --metrics-port 0 || return
-    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    mport=$(metrics_port)
     open_conn "$SRV_PORT"
     send_line "$CONN" "COUNT"
     read_line "$CONN" 2            # the session has begun: the lock is held
@@ -269,7 +275,7 @@ case_metrics_coarse_held() {
 case_metrics_exhaust() {
     local mport f=$TEST_TMP/exhaust i fd fds=() held=0 shut=0 n=0 t0 ms trickle
     start_server buffered -m 50 --metrics-port 0 || return
-    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    mport=$(metrics_port)
     if ! prlimit --pid "$SRV_PID" --nofile=100:100 2>/dev/null; then
         ok "# SKIP the metrics port's bound: prlimit cannot lower the limit"
         stop_server "$SRV_PID"
@@ -338,7 +344,7 @@ case_metrics_exhaust() {
 case_metrics_done_evicted() {
     local mport f=$TEST_TMP/done i fd fds=() shut=0 first="" line n=0
     start_server buffered --metrics-port 0 || return
-    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    mport=$(metrics_port)
     for ((i = 0; i < 16; i++)); do
         exec {fd}<>"/dev/tcp/127.0.0.1/$mport" || break
         printf 'GET /metrics HTTP/1.0\r\n\r\n' >&"$fd"
@@ -401,7 +407,7 @@ case_metrics_password() {
     printf 'Open-Sesame42\n' >"$pw"
     chmod 600 "$pw"
     start_server buffered --metrics-port 0 --password-file "$pw" || return
-    mport=$(sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT")
+    mport=$(metrics_port)
     [[ -n $mport ]] || { not_ok "a metrics port"; stop_server "$SRV_PID"; return; }
 
     t0=$(now)
