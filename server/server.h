@@ -171,8 +171,14 @@ int server_password_ok(struct digest *d, const void *secret, size_t len);
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
 /* A connection's session is over: logs it (unless the server is
- * stopping), unregisters it and tells the lock policy, which may let the
- * listener accept again. Both drivers end a connection with it. */
+ * stopping) and tells the lock policy, which may let the listener accept
+ * again. The connection stays registered, and counts against
+ * --max-clients, until its socket is closed: a connection lingering after
+ * QUIT (draining its client's input for up to SSN_LINGER_MS) holds a
+ * descriptor, and with a thread per connection a thread. */
+void conns_session_over(struct conn *c);
+/* conns_session_over, then conns_unregister: a connection closed at
+ * once. */
 void conns_release(struct conn *c);
 /* Shuts the read side of every live connection so each session ends after
  * its current request. */

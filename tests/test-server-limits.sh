@@ -14,7 +14,8 @@
 #   6. --timeout and --write-timeout end idle and non-reading clients;
 #   7. SIGUSR1 logs STATS, SIGHUP reopens --log-file;
 #   8. 2000 idle connections with the usual soft limit of 1024 descriptors
-#      (the server raises it), then SIGTERM exits 0 at once.
+#      (the server raises it), then SIGTERM exits 0 at once;
+#   9. a connection lingering after QUIT counts against --max-clients.
 # Stores are scaled down and preloaded over TCP. Every server runs on
 # 127.0.0.1 port 0 and is stopped by PID (tests/lib/server.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -449,10 +450,72 @@ case_many_idle() {
     for fd in "${fds[@]}"; do close_conn "$fd"; done
 }
 
+# ---- 9. QUIT and hold ------------------------------------------------------
+
+# After QUIT a connection lingers for up to 2 s, draining what its client
+# still sends (case_quit_pipelined). It counts against --max-clients until
+# its socket is closed: the old server let it go first, and clients that
+# sent QUIT and held their sockets open took a descriptor (and a thread)
+# each beyond the limit, thousands a second (-m 100: 11,352 descriptors
+# in 2 s), until accept failed for everyone. SIGTERM cuts lingering short.
+case_linger_counted() {
+    local io=$1 m=12 n=30 i bye=0 busy=0 fds=() ctl nfd t0
+    local -a args=(-m "$m")
+    [[ $io == events ]] && args+=(--io events)
+    start_server fine "${args[@]}" || return
+    open_conn "$SRV_PORT"; ctl=$CONN
+    for ((i = 0; i < n; i++)); do
+        open_conn "$SRV_PORT" 2>/dev/null || break
+        fds+=("$CONN")
+        send_line "$CONN" QUIT
+        read_line "$CONN" 3
+        case $LINE in
+        Bye) bye=$((bye + 1)) ;;
+        "Error: too many connections") busy=$((busy + 1)) ;;
+        esac
+    done
+    nfd=$(ls "/proc/$SRV_PID/fd" | wc -l)
+    expect_eq "$io: $n clients QUIT and hold: $((m - 1)) get Bye (-m $m, one more connected)" \
+        "$bye" $((m - 1))
+    expect_eq "$io: the other $((n - m + 1)) are refused while those linger" \
+        "$busy" $((n - m + 1))
+    check "$io: the server holds $nfd descriptors (< $m + 32)" test "$nfd" -lt $((m + 32))
+    stats_fd "$ctl" connections_current
+    expect_eq "$io: STATS connections_current counts the lingering ones" "$STAT" "$m"
+    # Each lingers 2 s at most; then a new client is served.
+    sleep 2.5
+    open_conn "$SRV_PORT"
+    send_line "$CONN" COUNT
+    read_line "$CONN" 3
+    expect_eq "$io: once they have lingered their 2 s, a new client is served" "$LINE" 0
+    close_conn "$CONN"
+    for i in "${fds[@]}"; do close_conn "$i"; done
+    fds=()
+    for ((i = 0; i < m - 1; i++)); do
+        open_conn "$SRV_PORT"
+        fds+=("$CONN")
+        send_line "$CONN" QUIT
+        read_line "$CONN" 3
+    done
+    mark t0
+    srv_signal TERM "$SRV_PID"
+    if srv_wait_gone "$SRV_PID" 5; then
+        ms_since "$t0"
+        stop_server "$SRV_PID"
+        expect_eq "$io: SIGTERM with $((m - 1)) lingering: exit status 0" "$STOP_RC" 0
+        check "$io: SIGTERM does not wait out the linger (${MS} ms < 1500)" test "$MS" -lt 1500
+    else
+        not_ok "$io: SIGTERM with $((m - 1)) lingering: gone within 5 s"
+        stop_server "$SRV_PID" KILL
+    fi
+    close_conn "$ctl"
+    for i in "${fds[@]}"; do close_conn "$i"; done
+}
+
 # ---- main --------------------------------------------------------------------
 
 if [ $# -gt 0 ]; then                   # the cases named, alone
-    for c in "$@"; do "$c"; done
+    for c in "$@"; do $c; done
     finish
 fi
 case_fd_startup
@@ -466,4 +529,5 @@ case_coarse_idle
 case_write_timeout
 case_signals
 case_many_idle
+for io in threads events; do case_linger_counted "$io"; done
 finish

@@ -34,10 +34,10 @@ for mode in serial coarse fine buffered; do
     base=$(tasks "$SRV_PID")
     timeout 60 "$BIN/kill_it" -q 127.0.0.1 "$SRV_PORT" 300 4 >"$tmp/kill" 2>&1
     krc=$?
-    # A session thread lingers after its client's QUIT (threads.c,
-    # linger_close) and may still be exiting when shutdown ends, by
-    # design; its thread's own memory would then be in use at exit.
-    # Wait (at most 10 s) until every one of them is gone.
+    # A session thread leaves the registry just before its socket's
+    # close (threads.c, session_thread) and is detached: it may still be
+    # exiting when shutdown ends, its thread's own memory then in use at
+    # exit. Wait (at most 10 s) until every one of them is gone.
     for ((i = 0; i < 100 && $(tasks "$SRV_PID") > base; i++)); do
         sleep 0.1
     done

@@ -46,15 +46,20 @@ void conns_register(struct conn *c)
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
-void conns_release(struct conn *c)
+void conns_session_over(struct conn *c)
 {
     struct store *st = &srv.store;
 
     if (!atomic_load(&srv.stopping))
         log_msg(LOG_LEVEL_DEBUG, "connection from %s closed", c->peer);
-    conns_unregister(c);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
+}
+
+void conns_release(struct conn *c)
+{
+    conns_session_over(c);
+    conns_unregister(c);
 }
 
 void conns_unregister(struct conn *c)

@@ -163,13 +163,15 @@ static void end_session(struct econn *c)
     }
 }
 
-/* The connection no longer counts: it is out of the registry (so
- * --max-clients has room) and the policy may admit the next one. */
-static void release(struct econn *c)
+/* The session is over: why is noted and the policy may admit the next
+ * one. The connection stays registered until econn_close. */
+static void session_over(struct econn *c, int idle, int begin_error)
 {
-    if (!c->released)
-        conns_release(&c->conn);
-    c->released = 1;
+    if (c->over)
+        return;
+    conns_note_end(&c->conn, idle, begin_error);
+    conns_session_over(&c->conn);
+    c->over = 1;
 }
 
 void econn_close(struct econn *c)
@@ -177,14 +179,13 @@ void econn_close(struct econn *c)
     struct journal *j = srv.store.journal;
 
     end_session(c);
-    if (!c->released)
-        conns_note_end(&c->conn, c->idle, c->begin_error);
+    session_over(c, c->idle, c->begin_error);
     if (c->ev)
         event_free(c->ev);
     econn_drop_wakes(c, j);
     outq_clear(&c->q);
     session_free(c->conn.session);
-    release(c);
+    conns_unregister(&c->conn);         /* before the close (conns.c) */
     close(c->conn.fd);
     events_round_forget(c);
     events_hold_forget(c);
@@ -194,14 +195,13 @@ void econn_close(struct econn *c)
 
 /* After QUIT (or an output limit): every reply due is sent first, then the
  * server shuts its side and drains input for a while (see threads.c's
- * linger_close for why), without holding the worker. */
+ * linger_drain for why), without holding the worker. */
 static void begin_linger(struct econn *c)
 {
     struct timeval tv = { .tv_sec = SSN_LINGER_MS / 1000,
                           .tv_usec = (SSN_LINGER_MS % 1000) * 1000 };
 
-    conns_note_end(&c->conn, 0, 0);
-    release(c);
+    session_over(c, 0, 0);
     c->state = ECONN_LINGER;
     c->linger_until = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     shutdown(c->conn.fd, SHUT_WR);

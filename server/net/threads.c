@@ -318,8 +318,9 @@ int threads_serve(struct session *s, int rfd)
  * with unread input makes the kernel reset the connection, and a reset can
  * destroy replies the client has not read yet. So the server says it is
  * done (FIN), reads and drops what still comes for a bounded time, and
- * only then closes. */
-static void linger_close(int fd)
+ * only then closes (its caller). A shut-down read side (conns_stop_all,
+ * conns_drop_locked) ends it at once. */
+static void linger_drain(int fd)
 {
     uint64_t deadline = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -334,7 +335,6 @@ static void linger_close(int fd)
         if (read(fd, junk, sizeof(junk)) <= 0)
             break;
     }
-    close(fd);
 }
 
 /* Numbers the session threads' lanes in a --trace timeline. */
@@ -383,13 +383,15 @@ static void *session_thread(void *arg)
 
     conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
-    /* From here on the thread touches nothing shared: shutdown may finish
-     * while it lingers. */
-    conns_release(c);
+    c->session = NULL;
+    /* Registered while it lingers (conns_session_over): shutdown's
+     * conns_stop_all ends the linger, and --max-clients counts it. */
+    conns_session_over(c);
     if (linger)
-        linger_close(c->fd);
-    else
-        close(c->fd);
+        linger_drain(c->fd);
+    conns_unregister(c);            /* before the close: c->fd is still
+                                       this socket for conns_stop_all */
+    close(c->fd);
     free(c);
     return NULL;
 }
