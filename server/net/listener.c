@@ -40,7 +40,8 @@ static int paused;                      /* PAUSE_* bits */
 /* The descriptor back-off; only the main thread (libevent's callbacks)
  * touches these. */
 static struct event *backoff_timer;
-static struct event *guard_timer;       /* each second: --login-grace */
+static struct event *guard_timer;       /* each second: --login-grace,
+                                           threads_reap */
 static long backoff_ms;                 /* 0: not in an episode */
 static long backoff_failures;           /* failed accepts this episode */
 
@@ -134,6 +135,8 @@ static void guard_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd; (void)what; (void)arg;
     conns_reap_unauthed();
+    threads_reap();                     /* ended session threads, when no
+                                           accept came to do it */
 }
 
 static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
@@ -160,6 +163,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
 
     if (st->policy->admit(st) == LOCK_ADMIT_PAUSE)
         pause_accepting(PAUSE_ADMIT);
+    if (!srv.opt.io_events)
+        threads_reap();
     rc = srv.opt.io_events ? events_start(fd, peer) : threads_start(fd, peer);
     if (rc == 0) {
         log_msg(LOG_LEVEL_DEBUG, "connection from %s (fd %d)", peer, fd);
@@ -313,7 +318,7 @@ int listener_start(struct event_base *base)
         fprintf(stderr, "ssnserver: cannot make a timer\n");
         return -1;
     }
-    if (srv.auth_required && srv.opt.login_grace_s)
+    if ((srv.auth_required && srv.opt.login_grace_s) || !srv.opt.io_events)
         event_add(guard_timer, &second);
     struct evconnlistener *l = bind_listener(base);
     if (!l)

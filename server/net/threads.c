@@ -54,6 +54,64 @@
 
 static pthread_attr_t session_attr;
 
+/* A session thread's connection. The threads are joinable: one whose
+ * session is over puts itself on the ended list before it leaves the
+ * registry, and the main thread joins it and frees its tconn
+ * (threads_reap: before each accept, each second, and at stop). So no
+ * session thread outlives the server's stop, and an ended one keeps its
+ * stack at most until the next reap. */
+struct tconn {
+    struct conn conn;
+    pthread_t tid;              /* the main thread's: written there by
+                                   pthread_create, read by threads_reap */
+    struct tconn *ended_next;   /* on ended; protected by ended_lock */
+};
+
+static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct tconn *ended;     /* protected by ended_lock */
+
+static void note_ended(struct tconn *t)
+{
+    pthread_mutex_lock(&ended_lock);
+    t->ended_next = ended;
+    ended = t;
+    pthread_mutex_unlock(&ended_lock);
+}
+
+/* Joins the ended threads: all of them (wait), or those already gone,
+ * the others put back for the next reap. */
+static void reap(int wait)
+{
+    struct tconn *busy = NULL, **tail = &busy;
+
+    pthread_mutex_lock(&ended_lock);
+    struct tconn *list = ended;
+    ended = NULL;
+    pthread_mutex_unlock(&ended_lock);
+    while (list) {
+        struct tconn *t = list;
+        list = t->ended_next;
+        if (wait ? pthread_join(t->tid, NULL)
+                 : pthread_tryjoin_np(t->tid, NULL)) {
+            *tail = t;                  /* still returning */
+            tail = &t->ended_next;
+            continue;
+        }
+        free(t);
+    }
+    if (busy) {
+        pthread_mutex_lock(&ended_lock);
+        *tail = ended;
+        ended = busy;
+        pthread_mutex_unlock(&ended_lock);
+    }
+}
+
+void threads_reap(void)
+{
+    reap(0);
+}
+
 /* The buffers the session threads borrow while a request is in progress
  * (session_bufs.c): taken and given back under the pool's lock, so that
  * a request at one in flight allocates nothing. Kept for the process's
@@ -63,6 +121,8 @@ static int pool_made;
 
 void threads_done(void)
 {
+    reap(1);                            /* every one has ended (registry
+                                           empty): none is left after */
     if (pool_made)
         session_pool_destroy(&threads_pool);
     pool_made = 0;
@@ -77,9 +137,6 @@ int threads_init(void)
         pool_made = 1;
     }
     int rc = pthread_attr_init(&session_attr);
-    if (!rc)
-        rc = pthread_attr_setdetachstate(&session_attr,
-                                         PTHREAD_CREATE_DETACHED);
     if (!rc)
         rc = pthread_attr_setstacksize(&session_attr, SESSION_STACK);
     return -rc;
@@ -362,7 +419,8 @@ static void session_sched(void)
 
 static void *session_thread(void *arg)
 {
-    struct conn *c = arg;
+    struct tconn *t = arg;
+    struct conn *c = &t->conn;
 
     if (srv.opt.sched_batch)
         session_sched();
@@ -389,11 +447,12 @@ static void *session_thread(void *arg)
     conns_session_over(c);
     if (linger)
         linger_drain(c->fd);
+    note_ended(t);                  /* before it leaves the registry: an
+                                       empty one means all are on ended */
     conns_unregister(c);            /* before the close: c->fd is still
                                        this socket for conns_stop_all */
     close(c->fd);
-    free(c);
-    return NULL;
+    return NULL;                    /* threads_reap frees t */
 }
 
 /* --timeout and --write-timeout, as the socket's own timeouts: a read or
@@ -414,17 +473,17 @@ static void set_timeouts(int fd)
 
 int threads_start(int fd, const char *peer)
 {
-    struct conn *c = calloc(1, sizeof(*c));
-    pthread_t tid;
+    struct tconn *t = calloc(1, sizeof(*t));
+    struct conn *c = t ? &t->conn : NULL;
     int rc;
 
-    if (!c)
+    if (!t)
         return -ENOMEM;
     c->fd = fd;
     c->is_socket = 1;
     snprintf(c->peer, sizeof(c->peer), "%s", peer);
     if (!threads_session_new(c, 0)) {
-        free(c);
+        free(t);
         return -ENOMEM;
     }
     session_set_output_limit(c->session, srv.opt.max_output);
@@ -433,11 +492,11 @@ int threads_start(int fd, const char *peer)
     session_set_pool(c->session, &threads_pool);
     set_timeouts(fd);
     conns_register(c);
-    rc = pthread_create(&tid, &session_attr, session_thread, c);
+    rc = pthread_create(&t->tid, &session_attr, session_thread, t);
     if (rc) {
         conns_unregister(c);
         session_free(c->session);
-        free(c);
+        free(t);
         return -rc;
     }
     return 0;

@@ -25,15 +25,21 @@ struct session *threads_session_new(struct conn *c, int quiet);
  * (nothing was read then). */
 int threads_serve(struct session *s, int rfd);
 
-/* Starts a detached thread serving the socket fd: counts and registers the
+/* Starts a thread serving the socket fd: counts and registers the
  * connection and, when the session ends, closes fd and tells the lock
  * policy (which may let the listener accept again). Returns 0, or -errno
- * with fd still the caller's to refuse and close. */
+ * with fd still the caller's to refuse and close. Main thread only. */
 int threads_start(int fd, const char *peer);
 
+/* Joins the session threads that have ended and returned, without
+ * waiting for one still returning, and frees their connections. Main
+ * thread only: the listener calls it before each accept and each
+ * second. */
+void threads_reap(void);
+
 /* Sets up the threads' attributes and their buffer pool once, before
- * threads_start. threads_done frees the pool's spares once every session
- * thread has freed its session (the registry is empty). */
+ * threads_start. threads_done, once the registry is empty, joins the
+ * last session threads and frees the pool's spares. */
 int threads_init(void);
 void threads_done(void);
 
