@@ -2,12 +2,16 @@
  * durable (server/journal/journal.c, journal_wait.c): a failing sync with
  * both wake-ups (--journal-wake) leaves the waiting session without a
  * reply and the journal read-only; journal_durable's three answers for a
- * record held back without a wait (the event driver's way). */
+ * record held back without a wait (the event driver's way), given without
+ * journal->lock. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 #include "suites.h"
 #include "../server/journal/journal.h"
+#include "../server/journal/journal_int.h"
 #include "../server/lockmode.h"
 #include "../server/store.h"
 #include "sessiontest.h"
@@ -82,6 +86,52 @@ START_TEST(test_journal_durable_answers)
 }
 END_TEST
 
+/* journal_durable is asked by an event worker for every held reply: it
+ * takes no lock (two atomics), so a holder of journal->lock, which makes
+ * system calls, never stalls a worker's pass. */
+struct durable_ask {
+    struct journal *j;
+    uint64_t seq;
+    atomic_int done;
+    int rc;
+};
+
+static void *ask_durable(void *arg)
+{
+    struct durable_ask *a = arg;
+
+    a->rc = journal_durable(a->j, a->seq);
+    atomic_store(&a->done, 1);
+    return NULL;
+}
+
+START_TEST(test_journal_durable_takes_no_lock)
+{
+    char err[512];
+    pthread_t t;
+
+    session_start_mode(LOCK_MODE_FINE, 0);
+    struct journal *j = journal_open(path, JOURNAL_FSYNC_EVERYSEC, 0,
+                                     &test_store, err, sizeof(err));
+    ck_assert_msg(j != NULL, "%s", err);
+    struct durable_ask a = { .j = j, .seq = add_nowait(&test_store, "Ann") };
+    atomic_init(&a.done, 0);
+    pthread_mutex_lock(&j->lock);
+    ck_assert_int_eq(pthread_create(&t, NULL, ask_durable, &a), 0);
+    for (int i = 0; i < 2000 && !atomic_load(&a.done); i++)
+        usleep(1000);
+    int answered = atomic_load(&a.done);
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(t, NULL);
+    ck_assert_msg(answered, "journal_durable waited for journal->lock");
+    ck_assert_int_eq(a.rc, 0);
+    journal_commit(j, a.seq);
+    ck_assert_int_eq(journal_durable(j, a.seq), 1);
+    journal_close(j);
+    session_stop();
+}
+END_TEST
+
 static Suite *journal_faults_suite(void)
 {
     Suite *s = suite_create("journal_faults");
@@ -91,6 +141,7 @@ static Suite *journal_faults_suite(void)
     tcase_add_loop_test(faults, test_journal_sync_failure_read_only,
                         JOURNAL_WAKE_BROADCAST, JOURNAL_WAKE_SIGNAL + 1);
     tcase_add_test(faults, test_journal_durable_answers);
+    tcase_add_test(faults, test_journal_durable_takes_no_lock);
     suite_add_tcase(s, faults);
     return s;
 }
