@@ -12,10 +12,20 @@
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
-/* Raises the open-file limit as far as --max-clients needs and the system
- * allows (root may raise the hard limit too), then lowers max_clients to
- * what the limit can hold, saying so. Returns 0, or -1 when not even one
- * client fits. */
+/* How many connections may linger after QUIT at once for m clients: an
+ * eighth, 1 to SSN_LINGER_MAX. Each holds a descriptor, and with a thread
+ * per connection a thread, beside the m. */
+static long linger_max(long m)
+{
+    long n = m / 8;
+
+    return n < 1 ? 1 : n > SSN_LINGER_MAX ? SSN_LINGER_MAX : n;
+}
+
+/* Raises the open-file limit as far as --max-clients (and its lingering
+ * connections) need and the system allows (root may raise the hard limit
+ * too), then lowers max_clients to what the limit can hold, saying so.
+ * Sets srv.linger_max. Returns 0, or -1 when not even one client fits. */
 int limits_fit_fds(void)
 {
     struct rlimit rl;
@@ -24,8 +34,10 @@ int limits_fit_fds(void)
      * main port's. */
     rlim_t reserved = FDS_RESERVED +
                       (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0);
-    rlim_t want = (rlim_t)srv.opt.max_clients + reserved;
+    rlim_t want = (rlim_t)(srv.opt.max_clients +
+                           linger_max(srv.opt.max_clients)) + reserved;
 
+    srv.linger_max = linger_max(srv.opt.max_clients);
     if (getrlimit(RLIMIT_NOFILE, &rl))
         return 0;
     if (rl.rlim_cur < want) {
@@ -39,17 +51,20 @@ int limits_fit_fds(void)
     }
     if (rl.rlim_cur >= want)
         return 0;
-    if (rl.rlim_cur <= reserved) {
+    if (rl.rlim_cur <= reserved + 1) {
         fprintf(stderr, "ssnserver: the open-file limit (%lu) leaves no room "
                 "for clients; raise it with ulimit -n\n",
                 (unsigned long)rl.rlim_cur);
         return -1;
     }
-    log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %lu: the "
+    /* m + linger_max(m) fits: linger_max(m) <= linger_max(room). */
+    long room = (long)(rl.rlim_cur - reserved);
+    long m = room - linger_max(room);
+    log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %ld: the "
             "open-file limit is %lu (raise it with ulimit -n)",
-            srv.opt.max_clients, (unsigned long)(rl.rlim_cur - reserved),
-            (unsigned long)rl.rlim_cur);
-    srv.opt.max_clients = (long)(rl.rlim_cur - reserved);
+            srv.opt.max_clients, m, (unsigned long)rl.rlim_cur);
+    srv.opt.max_clients = m;
+    srv.linger_max = linger_max(m);
     return 0;
 }
 

@@ -28,6 +28,9 @@
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 #define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
                                        long at most before the close */
+#define SSN_LINGER_MAX      64      /* at most so many connections linger
+                                       at once (srv.linger_max: -m / 8,
+                                       1 to this); the others close */
 #define SSN_DEFAULT_LOGIN_GRACE 10  /* --login-grace, seconds */
 #define SSN_DEFAULT_KEEPALIVE  300  /* --tcp-keepalive, seconds (Redis's) */
 #define SSN_OUTPUT_TOTAL_SHARE   8  /* --max-output-total's default: this
@@ -97,6 +100,11 @@ struct conn {
     atomic_int authed;          /* AUTH succeeded, or none is needed */
     atomic_int dropped;         /* an enum conn_dropped */
     struct conn *prev, *next;   /* srv.conns; protected by conns_lock */
+    int over;                   /* session over, no longer counted
+                                   (conns_session_over); under conns_lock,
+                                   read also by the conn's own thread */
+    int lingering;              /* counted in connections_lingering; the
+                                   same */
     /* The thread driver's replies held for the journal (journal.h,
      * struct journal_reply): made on the first durable reply of a socket
      * connection, its session thread's; NULL before, and for --stdin.
@@ -110,7 +118,10 @@ struct server {
     struct store store;         /* guarded as its policy says */
     struct timespec started;    /* CLOCK_MONOTONIC */
 
-    atomic_long connections_current;
+    atomic_long connections_current;    /* registered, session not over */
+    atomic_long connections_lingering;  /* registered, lingering after QUIT */
+    long linger_max;                    /* set once at start-up
+                                           (limits_fit_fds) */
     atomic_long connections_total;
     atomic_long connections_rejected;
     atomic_long commands_total;
@@ -171,12 +182,13 @@ int server_password_ok(struct digest *d, const void *secret, size_t len);
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
 /* A connection's session is over: logs it (unless the server is
- * stopping) and tells the lock policy, which may let the listener accept
- * again. The connection stays registered, and counts against
- * --max-clients, until its socket is closed: a connection lingering after
- * QUIT (draining its client's input for up to SSN_LINGER_MS) holds a
- * descriptor, and with a thread per connection a thread. */
-void conns_session_over(struct conn *c);
+ * stopping), uncounts it (its --max-clients and --max-unauth place is free)
+ * and tells the lock policy, which may let the listener accept again. It
+ * stays registered until conns_unregister, before its close. linger: it
+ * would linger after QUIT (drain its client's input for up to
+ * SSN_LINGER_MS); 1 when it may, counted in connections_lingering, 0 when
+ * srv.linger_max connections linger already and it must close now. */
+int conns_session_over(struct conn *c, int linger);
 /* conns_session_over, then conns_unregister: a connection closed at
  * once. */
 void conns_release(struct conn *c);

@@ -139,6 +139,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "version %s\n"
         "uptime_seconds %ld\n"
         "connections_current %ld\n"
+        "connections_lingering %ld\n"
         "connections_total %ld\n"
         "connections_rejected %ld\n"
         "thread_failures %ld\n"
@@ -163,6 +164,7 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         "auth_failures %ld\n",
         st->policy->name, SSN_VERSION, server_uptime(),
         atomic_load(&srv.connections_current),
+        atomic_load(&srv.connections_lingering),
         atomic_load(&srv.connections_total),
         atomic_load(&srv.connections_rejected),
         atomic_load(&srv.thread_failures),

@@ -31,6 +31,8 @@ void conns_register(struct conn *c)
     atomic_init(&c->held, 0);
     atomic_init(&c->authed, !srv.auth_required);
     atomic_init(&c->dropped, CONN_KEPT);
+    c->over = 0;
+    c->lingering = 0;
     if (srv.auth_required) {
         atomic_fetch_add(&srv.connections_unauth, 1);
         atomic_fetch_add(&unauth_of_source[c->source], 1);
@@ -46,19 +48,42 @@ void conns_register(struct conn *c)
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
-void conns_session_over(struct conn *c)
+/* c no longer counts against --max-clients nor --max-unauth; conns_lock
+ * held. */
+static void uncount_locked(struct conn *c)
+{
+    atomic_fetch_sub(&srv.connections_current, 1);
+    if (!atomic_load(&c->authed)) {
+        atomic_fetch_sub(&srv.connections_unauth, 1);
+        atomic_fetch_sub(&unauth_of_source[c->source], 1);
+    }
+    c->over = 1;
+}
+
+int conns_session_over(struct conn *c, int linger)
 {
     struct store *st = &srv.store;
 
     if (!atomic_load(&srv.stopping))
         log_msg(LOG_LEVEL_DEBUG, "connection from %s closed", c->peer);
+    pthread_mutex_lock(&srv.conns_lock);
+    if (!c->over)
+        uncount_locked(c);
+    if (linger && !c->lingering &&
+        atomic_load(&srv.connections_lingering) < srv.linger_max) {
+        atomic_fetch_add(&srv.connections_lingering, 1);
+        c->lingering = 1;
+    }
+    linger = c->lingering;
+    pthread_mutex_unlock(&srv.conns_lock);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
+    return linger;
 }
 
 void conns_release(struct conn *c)
 {
-    conns_session_over(c);
+    conns_session_over(c, 0);
     conns_unregister(c);
 }
 
@@ -71,11 +96,10 @@ void conns_unregister(struct conn *c)
         srv.conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    atomic_fetch_sub(&srv.connections_current, 1);
-    if (!atomic_load(&c->authed)) {
-        atomic_fetch_sub(&srv.connections_unauth, 1);
-        atomic_fetch_sub(&unauth_of_source[c->source], 1);
-    }
+    if (!c->over)
+        uncount_locked(c);
+    if (c->lingering)
+        atomic_fetch_sub(&srv.connections_lingering, 1);
     if (!srv.conns)
         pthread_cond_signal(&srv.conns_empty);  /* one waiter: main */
     pthread_mutex_unlock(&srv.conns_lock);
@@ -124,10 +148,10 @@ void conns_drop_locked(struct conn *c, int why)
     shutdown(c->fd, SHUT_RDWR);     /* a blocked read or write returns */
 }
 
-/* Not authenticated, and not on its way out already. */
+/* Not authenticated, and not on its way out already; conns_lock held. */
 static int waits_for_auth(const struct conn *c)
 {
-    return !atomic_load(&c->authed) &&
+    return !atomic_load(&c->authed) && !c->over &&
            atomic_load(&c->dropped) == CONN_KEPT;
 }
 

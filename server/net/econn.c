@@ -164,14 +164,14 @@ static void end_session(struct econn *c)
 }
 
 /* The session is over: why is noted and the policy may admit the next
- * one. The connection stays registered until econn_close. */
-static void session_over(struct econn *c, int idle, int begin_error)
+ * one. The connection stays registered until econn_close. 1 when it may
+ * linger (linger asked, and fewer than srv.linger_max do). */
+static int session_over(struct econn *c, int idle, int begin_error,
+                        int linger)
 {
-    if (c->over)
-        return;
-    conns_note_end(&c->conn, idle, begin_error);
-    conns_session_over(&c->conn);
-    c->over = 1;
+    if (!c->conn.over)
+        conns_note_end(&c->conn, idle, begin_error);
+    return conns_session_over(&c->conn, linger);
 }
 
 void econn_close(struct econn *c)
@@ -179,7 +179,8 @@ void econn_close(struct econn *c)
     struct journal *j = srv.store.journal;
 
     end_session(c);
-    session_over(c, c->idle, c->begin_error);
+    if (!c->conn.over)
+        session_over(c, c->idle, c->begin_error, 0);
     if (c->ev)
         event_free(c->ev);
     econn_drop_wakes(c, j);
@@ -195,13 +196,17 @@ void econn_close(struct econn *c)
 
 /* After QUIT (or an output limit): every reply due is sent first, then the
  * server shuts its side and drains input for a while (see threads.c's
- * linger_drain for why), without holding the worker. */
+ * linger_drain for why), without holding the worker; closed at once when
+ * srv.linger_max connections linger already. */
 static void begin_linger(struct econn *c)
 {
     struct timeval tv = { .tv_sec = SSN_LINGER_MS / 1000,
                           .tv_usec = (SSN_LINGER_MS % 1000) * 1000 };
 
-    session_over(c, 0, 0);
+    if (!session_over(c, 0, 0, 1)) {
+        econn_close(c);
+        return;
+    }
     c->state = ECONN_LINGER;
     c->linger_until = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
     shutdown(c->conn.fd, SHUT_WR);

@@ -69,8 +69,6 @@ struct econn {
                                    is durable; 0: none */
     uint64_t linger_until;      /* time_now_ns() deadline of ECONN_LINGER */
     int idle;                   /* closed by --timeout */
-    int over;                   /* session_over done: lingering, or
-                                   closing */
     int begin_error;            /* -errno when the session could not begin */
     struct econn *prev, *next;  /* the worker's list; its thread only */
     struct econn *round_next;   /* the worker's round (events_round_add) */

@@ -47,15 +47,19 @@ static long backoff_failures;           /* failed accepts this episode */
 
 /* Says why, then closes. Input already received is read first: closing
  * with unread input makes the kernel reset the connection, and the reset
- * can destroy the line before the client reads it. */
+ * can destroy the line before the client reads it. At most REFUSE_DRAIN
+ * bytes: on the main thread, a client sending without pause must not keep
+ * it here. */
+#define REFUSE_DRAIN (64 * 1024)
 static void refuse(int fd, const char *line)
 {
     char junk[4096];
 
     fd_write_all(fd, line, strlen(line));
     shutdown(fd, SHUT_WR);
-    while (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) > 0)
-        ;
+    for (size_t n = 0; n < REFUSE_DRAIN; n += sizeof(junk))
+        if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT) <= 0)
+            break;
     close(fd);
 }
 

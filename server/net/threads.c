@@ -442,10 +442,10 @@ static void *session_thread(void *arg)
     conns_note_end(c, rc == THREADS_IDLE, rc < 0 ? rc : 0);
     session_free(c->session);
     c->session = NULL;
-    /* Registered while it lingers (conns_session_over): shutdown's
-     * conns_stop_all ends the linger, and --max-clients counts it. */
-    conns_session_over(c);
-    if (linger)
+    /* Registered while it lingers, so that shutdown's conns_stop_all
+     * ends it; no longer counted against --max-clients, and at most
+     * srv.linger_max of them (conns_session_over). */
+    if (conns_session_over(c, linger))
         linger_drain(c->fd);
     note_ended(t);                  /* before it leaves the registry: an
                                        empty one means all are on ended */
