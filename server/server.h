@@ -178,7 +178,9 @@ const char *server_sched_name(void);
 int server_password_ok(struct digest *d, const void *secret, size_t len);
 
 /* conns.c: the registry of live connections. register counts the
- * connection; unregister uncounts it and wakes a waiting shutdown. */
+ * connection; unregister, before its close, takes it off the list (and
+ * uncounts it, unless conns_session_over did) and wakes a waiting
+ * shutdown once the list is empty. */
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
 /* A connection's session is over: logs it (unless the server is
@@ -189,9 +191,6 @@ void conns_unregister(struct conn *c);
  * SSN_LINGER_MS); 1 when it may, counted in connections_lingering, 0 when
  * srv.linger_max connections linger already and it must close now. */
 int conns_session_over(struct conn *c, int linger);
-/* conns_session_over, then conns_unregister: a connection closed at
- * once. */
-void conns_release(struct conn *c);
 /* Shuts the read side of every live connection so each session ends after
  * its current request. */
 void conns_stop_all(void);

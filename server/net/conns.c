@@ -1,9 +1,10 @@
 /* conns.c -- the registry of live connections (server.h), used for the
- * connection counters, to end every session at shutdown, and to keep
- * connections that have not authenticated second-class: at most
- * --max-unauth of them (for a new one, the oldest of the address that
- * holds the most is dropped) and each for at most --login-grace seconds. conns_lock protects srv.conns and every
- * conn's prev/next. */
+ * connection counters, to end every session at shutdown, to bound the
+ * connections lingering after QUIT, and to keep connections that have not
+ * authenticated second-class: at most --max-unauth of them (for a new
+ * one, the oldest of the address that holds the most is dropped) and each
+ * for at most --login-grace seconds. conns_lock protects srv.conns, every
+ * conn's prev/next, over and lingering. */
 #include <errno.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -79,12 +80,6 @@ int conns_session_over(struct conn *c, int linger)
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
     return linger;
-}
-
-void conns_release(struct conn *c)
-{
-    conns_session_over(c, 0);
-    conns_unregister(c);
 }
 
 void conns_unregister(struct conn *c)
