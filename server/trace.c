@@ -78,15 +78,22 @@ static void ring_figures(const struct trace_ring *r, uint64_t *kept,
     *dropped = n - *kept;
 }
 
-/* Adds ring r's figures of window w to the window's; trace_lock held. */
-static void count_locked(struct trace_ring *r, unsigned w)
+/* Adds ring r's figures of window w to the window's; 1 when its events go
+ * to the file, 0 when they would take the window past TRACE_WINDOW_EVENTS
+ * (all of them are then counted as dropped). trace_lock held. */
+static int count_locked(struct trace_ring *r, unsigned w)
 {
     uint64_t k, d;
 
     ring_figures(r, &k, &d);
+    r->counted = w;
+    if (win_events + k > TRACE_WINDOW_EVENTS) {
+        win_dropped += k + d;
+        return 0;
+    }
     win_events += k;
     win_dropped += d;
-    r->counted = w;
+    return 1;
 }
 
 /* The current or last window's figures; trace_lock held. */
@@ -164,9 +171,7 @@ static void ring_retire(void *arg)
     unlink_locked(r);
     keep = (state == TRACE_ON || state == TRACE_WRITING) &&
            atomic_load_explicit(&r->gen, memory_order_relaxed) == w &&
-           r->counted != w;
-    if (keep)
-        count_locked(r, w);
+           r->counted != w && count_locked(r, w);
     memcpy(name, r->name, sizeof(name));
     pthread_mutex_unlock(&trace_lock);
     if (keep)
@@ -327,10 +332,11 @@ static void write_window(void)
         if (atomic_load_explicit(&r->gen, memory_order_acquire) != w)
             continue;
         pthread_mutex_lock(&trace_lock);
-        count_locked(r, w);
+        int keep = count_locked(r, w);
         memcpy(name, r->name, sizeof(name));
         pthread_mutex_unlock(&trace_lock);
-        trace_json_ring(r, name, t0);
+        if (keep)
+            trace_json_ring(r, name, t0);
     }
     rc = trace_json_close();
     pthread_mutex_lock(&trace_lock);
@@ -348,8 +354,10 @@ static void write_window(void)
                 strerror(-rc));
     log_msg(st.dropped ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "trace: %llu "
             "events written to %s, %llu dropped (rings of %d events per "
-            "thread keep the latest)", (unsigned long long)st.events, path,
-            (unsigned long long)st.dropped, TRACE_RING_EVENTS);
+            "thread keep the latest; a window writes at most %d)",
+            (unsigned long long)st.events, path,
+            (unsigned long long)st.dropped, TRACE_RING_EVENTS,
+            TRACE_WINDOW_EVENTS);
 }
 
 static void *writer_main(void *arg)

@@ -20,7 +20,9 @@
  * trace_events_dropped, /metrics, TRACE, the log line at the end), so a
  * window shows its end. A ring goes to the file when its thread ends
  * during the window, or when the window stops; a thread per connection
- * costs memory only while it lives.
+ * costs memory only while it lives. A window's file holds at most
+ * TRACE_WINDOW_EVENTS events, however many threads come and go: the
+ * rings that would pass it are dropped whole.
  *
  * Off (the default), every hook is one load of trace_on and a branch that
  * is never taken. No event carries a name or an SSN: only kinds, times,
@@ -35,6 +37,11 @@
 
 #define TRACE_RING_EVENTS 16384     /* per thread: 384 KB, touched as used;
                                        a power of two */
+#define TRACE_WINDOW_EVENTS (16 * TRACE_RING_EVENTS)
+                                    /* written in one window at most (about
+                                       30 MB of file): the rings past it, of
+                                       threads that end or live at the
+                                       stop, are counted as dropped */
 
 enum trace_kind {
     TRACE_LOCK_WAIT,            /* asked for the store lock -> got it */

@@ -16,7 +16,8 @@
 # total since start-up is theirs); a second window rewrites it; START
 # while on and STOP while off are refused, and both without a trace file,
 # naming --trace-file; AUTH first with a password; never through a
-# symbolic link; --trace with --trace-file is refused.
+# symbolic link; --trace with --trace-file is refused. A window's file is
+# bounded however many threads record.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 
@@ -264,6 +265,31 @@ if start_server buffered --io events --workers 1 --batch 1 --trace "$T"; then
     check "... well formed" well_formed "$T"
     check "... and ends with the last replies: the PRINT's ($pb bytes)" \
         grep -q "\"write replies\".*\"bytes\":$pb}" "$T"
+fi
+
+# A window's file is bounded however many threads record: 64 connections,
+# each a thread with a ring of its own, record about 800,000 events; the
+# file holds at most TRACE_WINDOW_EVENTS (262,144; about 30 MB) and counts
+# the rest as dropped. Without the bound it held all the rings' events
+# (114 MB for 1.5 million FINDs), and threads that come and go during a
+# window would each have added theirs.
+rm -f "$T"
+if start_server fine --trace-file "$T"; then
+    r=$(ask "$SRV_PORT" 'TRACE START
+')
+    "$SB" -p "$SRV_PORT" -c 64 -t 2 -n 400000 --mix 0:1:0 >/dev/null 2>&1
+    r=$(ask "$SRV_PORT" 'TRACE STOP
+')
+    n=${r#OK }
+    n=${n%% *}
+    expect_match "64 threads' rings: STOP drops what passes the window's bound" \
+        "$r" '^OK [1-9][0-9]* events written, [1-9][0-9]* dropped$'
+    check "... at most 262144 written ($n)" test "${n:-0}" -le 262144 -a "${n:-0}" -gt 100000
+    expect_eq "... which the file holds" "$(events_of "$T")" "$n"
+    check "... in at most 40 MB ($(( $(stat -c %s "$T") >> 20 )) MB)" \
+        test "$(stat -c %s "$T")" -le $((40 << 20))
+    check "... and it parses" parses "$T"
+    stop_server "$SRV_PID"
 fi
 
 # ---- a file that cannot be written ------------------------------------------
