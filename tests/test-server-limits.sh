@@ -461,8 +461,8 @@ case_many_idle() {
 # thread) each, thousands a second (-m 100: 11,352 descriptors in 2 s),
 # until accept failed for everyone. SIGTERM cuts lingering short.
 case_linger_bounded() {
-    local io=$1 m=16 n=40 i bye=0 fds=() ctl nfd0 nfd tasks0 tasks t0
-    local -a args=(-m "$m")
+    local io=$1 m=16 n=40 i bye=0 fds=() ctl nfd0 nfd tasks0 tasks t0 mport
+    local -a args=(-m "$m" --metrics-port 0)
     [[ $io == events ]] && args+=(--io events)
     start_server fine "${args[@]}" || return
     open_conn "$SRV_PORT"; ctl=$CONN
@@ -481,6 +481,11 @@ case_linger_bounded() {
     expect_eq "$io: $((m / 8)) of them linger (STATS connections_lingering)" "$STAT" $((m / 8))
     stats_fd "$ctl" connections_current
     expect_eq "$io: none counts against -m (connections_current 1)" "$STAT" 1
+    mport=$(sed -n 's/^metrics on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$SRV_OUT")
+    expect_eq "$io: /metrics says so too (ssn_connections_lingering)" \
+        "$(exec 9<>"/dev/tcp/127.0.0.1/$mport" &&
+           printf 'GET /metrics HTTP/1.0\r\n\r\n' >&9 &&
+           tr -d '\r' <&9 | awk '$1 == "ssn_connections_lingering" { print $2 }')" $((m / 8))
     nfd=$(ls "/proc/$SRV_PID/fd" | wc -l)
     tasks=$(ls "/proc/$SRV_PID/task" | wc -l)
     check "$io: descriptors $nfd0 -> $nfd (at most $((m / 8)) more)" \

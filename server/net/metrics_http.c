@@ -151,6 +151,9 @@ static int server_lines(struct evbuffer *b)
               (double)server_uptime()) ||
         gauge(b, "ssn_connections", "Connections served now.",
               (double)atomic_load(&srv.connections_current)) ||
+        gauge(b, "ssn_connections_lingering", "Connections draining input "
+              "after QUIT before their close.",
+              (double)atomic_load(&srv.connections_lingering)) ||
         gauge(b, "ssn_entries", "People in the store.",
               (double)atomic_load(&srv.store.entries)) ||
         counter(b, "ssn_connections_total", "Connections accepted since "
