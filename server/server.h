@@ -183,13 +183,14 @@ int server_password_ok(struct digest *d, const void *secret, size_t len);
  * shutdown once the list is empty. */
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
-/* A connection's session is over: logs it (unless the server is
- * stopping), uncounts it (its --max-clients and --max-unauth place is free)
- * and tells the lock policy, which may let the listener accept again. It
- * stays registered until conns_unregister, before its close. linger: it
- * would linger after QUIT (drain its client's input for up to
- * SSN_LINGER_MS); 1 when it may, counted in connections_lingering, 0 when
- * srv.linger_max connections linger already and it must close now. */
+/* A connection's session is over (once for it): logs it (unless the
+ * server is stopping), uncounts it (its --max-clients and --max-unauth
+ * place is free) and tells the lock policy, which may let the listener
+ * accept again. It stays registered until conns_unregister, before its
+ * close. linger: it would linger after QUIT (drain its client's input for
+ * up to SSN_LINGER_MS); 1 when it may, counted in connections_lingering,
+ * 0 when srv.linger_max connections linger already and it must close
+ * now. */
 int conns_session_over(struct conn *c, int linger);
 /* Shuts the read side of every live connection so each session ends after
  * its current request. */

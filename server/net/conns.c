@@ -5,6 +5,7 @@
  * one, the oldest of the address that holds the most is dropped) and each
  * for at most --login-grace seconds. conns_lock protects srv.conns, every
  * conn's prev/next, over and lingering. */
+#include <assert.h>
 #include <errno.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -68,10 +69,9 @@ int conns_session_over(struct conn *c, int linger)
     if (!atomic_load(&srv.stopping))
         log_msg(LOG_LEVEL_DEBUG, "connection from %s closed", c->peer);
     pthread_mutex_lock(&srv.conns_lock);
-    if (!c->over)
-        uncount_locked(c);
-    if (linger && !c->lingering &&
-        atomic_load(&srv.connections_lingering) < srv.linger_max) {
+    assert(!c->over);                   /* once a connection */
+    uncount_locked(c);
+    if (linger && atomic_load(&srv.connections_lingering) < srv.linger_max) {
         atomic_fetch_add(&srv.connections_lingering, 1);
         c->lingering = 1;
     }

@@ -163,14 +163,16 @@ static void end_session(struct econn *c)
     }
 }
 
-/* The session is over: why is noted and the policy may admit the next
- * one. The connection stays registered until econn_close. 1 when it may
- * linger (linger asked, and fewer than srv.linger_max do). */
+/* The session is over (once; later calls change nothing): why is noted
+ * and the policy may admit the next one. The connection stays registered
+ * until econn_close. 1 when it may linger (linger asked, and fewer than
+ * srv.linger_max do). */
 static int session_over(struct econn *c, int idle, int begin_error,
                         int linger)
 {
-    if (!c->conn.over)
-        conns_note_end(&c->conn, idle, begin_error);
+    if (c->conn.over)
+        return c->conn.lingering;
+    conns_note_end(&c->conn, idle, begin_error);
     return conns_session_over(&c->conn, linger);
 }
 
@@ -179,8 +181,7 @@ void econn_close(struct econn *c)
     struct journal *j = srv.store.journal;
 
     end_session(c);
-    if (!c->conn.over)
-        session_over(c, c->idle, c->begin_error, 0);
+    session_over(c, c->idle, c->begin_error, 0);
     if (c->ev)
         event_free(c->ev);
     econn_drop_wakes(c, j);

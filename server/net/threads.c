@@ -23,6 +23,7 @@
 #include "server.h"
 #include "session.h"
 #include "threads.h"
+#include "threads_reap.h"
 #include "timeutil.h"
 #include "trace.h"
 
@@ -54,64 +55,6 @@
 
 static pthread_attr_t session_attr;
 
-/* A session thread's connection. The threads are joinable: one whose
- * session is over puts itself on the ended list before it leaves the
- * registry, and the main thread joins it and frees its tconn
- * (threads_reap: before each accept, each second, and at stop). So no
- * session thread outlives the server's stop, and an ended one keeps its
- * stack at most until the next reap. */
-struct tconn {
-    struct conn conn;
-    pthread_t tid;              /* the main thread's: written there by
-                                   pthread_create, read by threads_reap */
-    struct tconn *ended_next;   /* on ended; protected by ended_lock */
-};
-
-static pthread_mutex_t ended_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct tconn *ended;     /* protected by ended_lock */
-
-static void note_ended(struct tconn *t)
-{
-    pthread_mutex_lock(&ended_lock);
-    t->ended_next = ended;
-    ended = t;
-    pthread_mutex_unlock(&ended_lock);
-}
-
-/* Joins the ended threads: all of them (wait), or those already gone,
- * the others put back for the next reap. */
-static void reap(int wait)
-{
-    struct tconn *busy = NULL, **tail = &busy;
-
-    pthread_mutex_lock(&ended_lock);
-    struct tconn *list = ended;
-    ended = NULL;
-    pthread_mutex_unlock(&ended_lock);
-    while (list) {
-        struct tconn *t = list;
-        list = t->ended_next;
-        if (wait ? pthread_join(t->tid, NULL)
-                 : pthread_tryjoin_np(t->tid, NULL)) {
-            *tail = t;                  /* still returning */
-            tail = &t->ended_next;
-            continue;
-        }
-        free(t);
-    }
-    if (busy) {
-        pthread_mutex_lock(&ended_lock);
-        *tail = ended;
-        ended = busy;
-        pthread_mutex_unlock(&ended_lock);
-    }
-}
-
-void threads_reap(void)
-{
-    reap(0);
-}
-
 /* The buffers the session threads borrow while a request is in progress
  * (session_bufs.c): taken and given back under the pool's lock, so that
  * a request at one in flight allocates nothing. Kept for the process's
@@ -121,7 +64,7 @@ static int pool_made;
 
 void threads_done(void)
 {
-    reap(1);                            /* every one has ended (registry
+    threads_reap_all();                 /* every one has ended (registry
                                            empty): none is left after */
     if (pool_made)
         session_pool_destroy(&threads_pool);
@@ -447,8 +390,7 @@ static void *session_thread(void *arg)
      * srv.linger_max of them (conns_session_over). */
     if (conns_session_over(c, linger))
         linger_drain(c->fd);
-    note_ended(t);                  /* before it leaves the registry: an
-                                       empty one means all are on ended */
+    threads_note_ended(t);          /* before it leaves the registry */
     conns_unregister(c);            /* before the close: c->fd is still
                                        this socket for conns_stop_all */
     close(c->fd);
