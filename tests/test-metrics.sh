@@ -17,6 +17,7 @@
 # rest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/metrics.sh"
 
 SB=$BIN/ssn-bench
 [[ -x $SB ]] || SB=bin/ssn-bench       # BIN=bin/tsan has servers only
@@ -81,23 +82,6 @@ case_stats_percentiles() {
 
 # ---- /metrics --------------------------------------------------------------
 
-# scrape PORT PATH OUT [HEADER]: one HTTP/1.0 GET, with one more header
-# line when given; the whole answer into OUT.
-scrape() {
-    local extra=""
-    [[ -n ${4:-} ]] && extra="$4"$'\r\n'
-    timeout 5 bash -c '
-        exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
-        printf "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n%s\r\n" "$2" "$4" >&3
-        cat <&3 >"$3"' _ "$1" "$2" "$3" "$extra" 2>/dev/null
-}
-
-# metrics_port: the port the started server's --metrics-port 0 got (the
-# second line of its output).
-metrics_port() {
-    sed -n '2s/^metrics on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$SRV_OUT"
-}
-
 # http_raw PORT TEXT OUT: TEXT (printf-ed) sent on one connection, then
 # the server's whole answer, until it closes, into OUT.
 http_raw() {
@@ -105,11 +89,6 @@ http_raw() {
         exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 97
         printf "$2" >&3
         cat <&3 >"$3"' _ "$1" "$2" "$3" 2>/dev/null
-}
-
-# body FILE: the answer's body (after the blank line ending the headers).
-body() {
-    sed '1,/^\r\{0,1\}$/d' "$1"
 }
 
 # exposition_ok FILE: every line a HELP, a TYPE or a sample
@@ -135,11 +114,6 @@ exposition_ok() {
     [[ -z $bad ]] && return 0
     echo "#   $bad"
     return 1
-}
-
-# sample FILE NAME: the value of the sample NAME (with its labels, if any).
-sample() {
-    body "$1" | awk -v k="$2" '$1 == k { print $2 }'
 }
 
 # counters_grew A B: no counter went down from scrape A to B, and

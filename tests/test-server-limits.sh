@@ -24,6 +24,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 SSN=123-45-6789
 
 source "$(dirname "${BASH_SOURCE[0]}")/lib/limits.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/metrics.sh"
 
 # ---- 1. descriptors --------------------------------------------------------
 
@@ -461,7 +462,7 @@ case_many_idle() {
 # thread) each, thousands a second (-m 100: 11,352 descriptors in 2 s),
 # until accept failed for everyone. SIGTERM cuts lingering short.
 case_linger_bounded() {
-    local io=$1 m=16 n=40 i bye=0 fds=() ctl nfd0 nfd tasks0 tasks t0 mport
+    local io=$1 m=16 n=40 i bye=0 fds=() ctl nfd0 nfd tasks0 tasks t0
     local -a args=(-m "$m" --metrics-port 0)
     [[ $io == events ]] && args+=(--io events)
     start_server fine "${args[@]}" || return
@@ -481,11 +482,9 @@ case_linger_bounded() {
     expect_eq "$io: $((m / 8)) of them linger (STATS connections_lingering)" "$STAT" $((m / 8))
     stats_fd "$ctl" connections_current
     expect_eq "$io: none counts against -m (connections_current 1)" "$STAT" 1
-    mport=$(sed -n 's/^metrics on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$SRV_OUT")
+    scrape "$(metrics_port)" /metrics "$TEST_TMP/metrics"
     expect_eq "$io: /metrics says so too (ssn_connections_lingering)" \
-        "$(exec 9<>"/dev/tcp/127.0.0.1/$mport" &&
-           printf 'GET /metrics HTTP/1.0\r\n\r\n' >&9 &&
-           tr -d '\r' <&9 | awk '$1 == "ssn_connections_lingering" { print $2 }')" $((m / 8))
+        "$(sample "$TEST_TMP/metrics" ssn_connections_lingering)" $((m / 8))
     # Those closed at once may still be ending (their threads exiting):
     # up to 1 s for that, well inside the 2 s the lingering ones hold.
     for ((i = 0; i < 10; i++)); do
