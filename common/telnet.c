@@ -1,4 +1,6 @@
 /* telnet.c -- taking telnet commands out of a byte stream (telnet.h). */
+#include <assert.h>
+#include <string.h>
 #include "telnet.h"
 
 enum {
@@ -36,12 +38,15 @@ static void negotiate(struct telnet *t, unsigned char option,
     answer(arg, seq, sizeof(seq));
 }
 
-/* One byte after IAC: returns 1 when it is a data byte (IAC IAC). */
+/* One byte after IAC: returns how many data bytes the pair leaves: 1 for
+ * IAC IAC (one 0xFF), 2 for IAC and a byte that is no command (below SE:
+ * both are data, so a stray 0xFF never swallows a newline or a space), 0
+ * for a command. */
 static int after_iac(struct telnet *t, unsigned char c)
 {
-    if (c == TELNET_IAC) {
+    if (c == TELNET_IAC || c < TELNET_SE) {
         t->state = TN_DATA;
-        return 1;
+        return c == TELNET_IAC ? 1 : 2;
     }
     if (c >= TELNET_WILL && c <= TELNET_DONT) {
         t->verb = c;
@@ -52,10 +57,12 @@ static int after_iac(struct telnet *t, unsigned char c)
     return 0;
 }
 
-size_t telnet_filter(struct telnet *t, char *buf, size_t len,
+size_t telnet_filter(struct telnet *t, char *buf, size_t len, size_t cap,
                      telnet_answer_fn answer, void *arg)
 {
     size_t out = 0;
+
+    assert(cap >= len);
 
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
@@ -68,8 +75,25 @@ size_t telnet_filter(struct telnet *t, char *buf, size_t len,
                 buf[out++] = (char)c;
             break;
         case TN_IAC:
-            if (after_iac(t, c))
+            switch (after_iac(t, c)) {
+            case 2:
+                /* Output stays behind input but when the IAC came in
+                 * the previous call: then the byte after len is used,
+                 * or with no room there the stray IAC is dropped. */
+                if (out < i || len < cap) {
+                    if (out == i)
+                        memmove(buf + i + 1, buf + i, len - i);
+                    buf[out++] = (char)TELNET_IAC;
+                    if (out > i) {
+                        i++;
+                        len++;
+                    }
+                }
+                /* fall through */
+            case 1:
                 buf[out++] = (char)c;
+                break;
+            }
             break;
         case TN_OPTION:
             negotiate(t, c, answer, arg);

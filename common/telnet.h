@@ -38,9 +38,13 @@ void telnet_init(struct telnet *t);
 int telnet_between(const struct telnet *t);
 
 /* Removes the telnet commands from buf[0..len) in place (IAC IAC becomes
- * one 0xFF data byte) and returns the length of what is left. A command
- * split across calls is completed by the next call. */
-size_t telnet_filter(struct telnet *t, char *buf, size_t len,
+ * one 0xFF data byte; IAC and a byte below SE, no command, stay two data
+ * bytes) and returns the length of what is left. A command split across
+ * calls is completed by the next call. cap (>= len) is what buf holds:
+ * when an IAC ending the previous call is followed by no command, both
+ * bytes come out and the result is len + 1 if cap allows, else the IAC
+ * is dropped. */
+size_t telnet_filter(struct telnet *t, char *buf, size_t len, size_t cap,
                      telnet_answer_fn answer, void *arg);
 
 #endif

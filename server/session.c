@@ -339,7 +339,7 @@ void session_received_bytes(struct session *s, size_t n)
     size_t room;
     char *fresh = lr_space(&s->in, &room);  /* where those n bytes are */
 
-    lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, telnet_answer, s));
+    lr_commit(&s->in, telnet_filter(&s->tn, fresh, n, room, telnet_answer, s));
 }
 
 /* One clock read per request: its end is the next one's start (t0), and

@@ -111,7 +111,13 @@ char *session_recv_space(struct session *s, size_t *room)
         *room = 0;
         return NULL;
     }
-    return lr_space(&s->in, room);
+    char *p = lr_space(&s->in, room);
+
+    /* One byte kept back for the telnet filter: a stray IAC whose next
+     * byte comes in this read leaves both as data (telnet_filter). */
+    if (*room > 1)
+        (*room)--;
+    return p;
 }
 
 void session_set_pool(struct session *s, struct session_pool *p)

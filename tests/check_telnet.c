@@ -1,5 +1,6 @@
 /* check_telnet.c -- unit tests for common/telnet.c: commands taken out of
- * the stream, IAC IAC kept as one data byte, every option refused once,
+ * the stream, IAC IAC kept as one data byte, a stray IAC kept with its
+ * next byte, every option refused once,
  * refusals not answered, subnegotiations dropped, and commands split
  * across calls. */
 #include <string.h>
@@ -30,7 +31,7 @@ static void expect_filtered(const char *in, size_t len, const char *want)
     char buf[128];
 
     memcpy(buf, in, len);
-    size_t n = telnet_filter(&tn, buf, len, collect, NULL);
+    size_t n = telnet_filter(&tn, buf, len, len, collect, NULL);
     ck_assert_uint_eq(n, strlen(want));
     ck_assert_int_eq(memcmp(buf, want, n), 0);
 }
@@ -92,14 +93,46 @@ START_TEST(test_telnet_split_anywhere)
 
         setup();
         memcpy(buf, in, len);
-        n = telnet_filter(&tn, buf, cut, collect, NULL);
-        n += telnet_filter(&tn, buf + n, 0, collect, NULL);
+        n = telnet_filter(&tn, buf, cut, cut, collect, NULL);
+        n += telnet_filter(&tn, buf + n, 0, 0, collect, NULL);
         memmove(buf + n, in + cut, len - cut);
-        n += telnet_filter(&tn, buf + n, len - cut, collect, NULL);
+        n += telnet_filter(&tn, buf + n, len - cut, len - cut, collect, NULL);
         ck_assert_msg(n == 6 && memcmp(buf, "abc\xff" "de", 6) == 0,
                       "cut at %zu: %zu bytes", cut, n);
         ck_assert_uint_eq(nanswers, 3);
     }
+}
+END_TEST
+
+/* IAC and a byte that is no command (below SE) are both data: a stray
+ * 0xFF swallows no newline or space, so every line keeps its reply. */
+START_TEST(test_telnet_stray_iac_keeps_next_byte)
+{
+    expect_filtered("FIND Jo\xff\nCOUNT\n", 15, "FIND Jo\xff\nCOUNT\n");
+    expect_filtered("A\xff B\xff\x01", 6, "A\xff B\xff\x01");
+    ck_assert_uint_eq(nanswers, 0);
+}
+END_TEST
+
+/* Split after the stray IAC: the byte of room after the second call's
+ * input takes the one it is behind; with no room the IAC alone goes. */
+START_TEST(test_telnet_stray_iac_split)
+{
+    char buf[8];
+
+    memcpy(buf, "Jo\xff", 3);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 3, 3, collect, NULL), 2);
+    memcpy(buf, "\nab", 3);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 3, 4, collect, NULL), 4);
+    ck_assert_int_eq(memcmp(buf, "\xff\nab", 4), 0);
+
+    setup();
+    memcpy(buf, "\xff", 1);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 1, 1, collect, NULL), 0);
+    memcpy(buf, "\nx", 2);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 2, 2, collect, NULL), 2);
+    ck_assert_int_eq(memcmp(buf, "\nx", 2), 0);
+    ck_assert_int_eq(telnet_between(&tn), 1);
 }
 END_TEST
 
@@ -110,13 +143,13 @@ START_TEST(test_telnet_between_commands)
 
     ck_assert_int_eq(telnet_between(&tn), 1);
     memcpy(buf, "a\xff", 2);
-    ck_assert_uint_eq(telnet_filter(&tn, buf, 2, collect, NULL), 1);
+    ck_assert_uint_eq(telnet_filter(&tn, buf, 2, 2, collect, NULL), 1);
     ck_assert_int_eq(telnet_between(&tn), 0);       /* after IAC */
     memcpy(buf, "\xfa\x01", 2);
-    telnet_filter(&tn, buf, 2, collect, NULL);
+    telnet_filter(&tn, buf, 2, 2, collect, NULL);
     ck_assert_int_eq(telnet_between(&tn), 0);       /* subnegotiation */
     memcpy(buf, "\xff\xf0", 2);
-    telnet_filter(&tn, buf, 2, collect, NULL);
+    telnet_filter(&tn, buf, 2, 2, collect, NULL);
     ck_assert_int_eq(telnet_between(&tn), 1);
 }
 END_TEST
@@ -133,6 +166,8 @@ static Suite *telnet_suite(void)
     tcase_add_test(core, test_telnet_iac_iac_is_data);
     tcase_add_test(core, test_telnet_subnegotiation_dropped);
     tcase_add_test(core, test_telnet_split_anywhere);
+    tcase_add_test(core, test_telnet_stray_iac_keeps_next_byte);
+    tcase_add_test(core, test_telnet_stray_iac_split);
     tcase_add_test(core, test_telnet_between_commands);
     suite_add_tcase(s, core);
     return s;

@@ -4,7 +4,8 @@
 # whole. With --io events an idle connection's session goes back to its
 # worker's pool between reads (server/session_park.c), and only between
 # lines and telnet commands; the cuts fall inside a request, between CR
-# and LF, inside telnet commands and a subnegotiation, and inside a line
+# and LF, inside telnet commands and a subnegotiation, after a stray IAC
+# (0xFF then a newline: both data), and inside a line
 # over the 16 KiB limit, each followed by a pause so that the worker sees
 # the connection idle there; then, without the long line, at offsets drawn
 # at random (CHUNK_SEEDS). The reference is a thread per connection
@@ -23,6 +24,7 @@ PIECES=(
     '\377' '\375' '\030FIND Ann Lee\n'
     '\377\372\030' '\001\377' '\360COUNT\n'
     'ADD Bob Ray 41 987-65-4321\n'
+    'FIND Bob\377' '\nCOUNT\n'
     "%s" "%s" "%s\\n"
     'FIND Bob' ' Ray\n\377\364' '\377\375\006'
     'DELETE Ann Lee\r\nCOUNT\nFIND Ann Lee\nQUIT\n'
@@ -115,7 +117,7 @@ same() {
 run threads "$P" whole "$TEST_TMP/ref"
 expect_eq "the reference (a thread per connection, one write) has every reply" \
     "$(tr '\n' '|' <"$TEST_TMP/ref.replies" | sed 's/  */ /g')" \
-    "OK|Lee, Ann -- 123-45-6789 30|1|OK|Error: line too long|Ray, Bob -- 987-65-4321 41|OK|1|Error: Ann Lee not found|Bye|"
+    "OK|Lee, Ann -- 123-45-6789 30|1|OK|Error: usage: FIND first last|2|Error: line too long|Ray, Bob -- 987-65-4321 41|OK|1|Error: Ann Lee not found|Bye|"
 expect_eq "the reference has both answers (IAC WONT TTYPE, IAC WONT TIMING-MARK)" \
     "$(od -An -tx1 <"$TEST_TMP/ref.telnet" | tr -s ' \n' ' ')" \
     " ff fc 18 ff fc 06 "

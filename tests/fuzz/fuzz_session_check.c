@@ -69,7 +69,8 @@ static size_t filter_input(const struct run *run, char *filtered,
 
     memcpy(filtered, run->in, run->fed);
     telnet_init(&tn);
-    return telnet_filter(&tn, filtered, run->fed, note_answer, want);
+    return telnet_filter(&tn, filtered, run->fed, run->fed, note_answer,
+                         want);
 }
 
 /* The telnet answers the client got are the filter's: every byte given
