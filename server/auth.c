@@ -108,6 +108,13 @@ static int answer_at(struct session *s, uint64_t until)
     }
     STORE_ASSERT_NOT_HELD(s->store);    /* no sleep under a store op */
     reply_send_now(s);                  /* earlier replies are not held */
+    if (s->io->sleep_until) {
+        if (s->io->sleep_until(s->io_arg, until)) {
+            s->ending = 1;              /* dropped: nobody to answer */
+            return 0;
+        }
+        return answer(s);
+    }
     struct timespec ts = { .tv_sec = (time_t)(until / TIME_NS_PER_SEC),
                            .tv_nsec = (long)(until % TIME_NS_PER_SEC) };
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==

@@ -350,23 +350,30 @@ static void abandon(int worker_busy)
     _exit(EXIT_ABANDONED);
 }
 
+/* The connections still registered, near enough to see progress: those
+ * counted, and those on their way out (lingering after QUIT, or dropped
+ * before they authenticated, which no longer count). */
+static long conns_left(void)
+{
+    return atomic_load(&srv.connections_current) +
+           atomic_load(&srv.connections_lingering);
+}
+
 /* Waits for the sessions told to stop: STOP_GRACE_MS at a time, for as
  * long as each wait ends some (thousands of idle threads take a while to
  * wake), up to STOP_GRACE_MAX_MS. One stuck session (a PRINT to a client
- * that does not read) is given up after STOP_GRACE_MS. A session that
- * ended just after a deadline is no longer running: only a count above
- * zero is an abandonment. 1 when none is left. */
+ * that does not read) is given up after STOP_GRACE_MS. Only an empty
+ * registry is an end: each of its threads is then on the ended list for
+ * threads_done to join. 1 when none is left. */
 static int sessions_ended(void)
 {
-    long before = atomic_load(&srv.connections_current);
+    long before = conns_left();
 
     for (int waited = 0; waited < STOP_GRACE_MAX_MS; waited += STOP_GRACE_MS) {
         if (conns_wait_empty(STOP_GRACE_MS))
             return 1;
-        long left = atomic_load(&srv.connections_current);
-        if (left == 0)
-            return 1;
-        if (left >= before)
+        long left = conns_left();       /* 0: closing only, not stuck */
+        if (left > 0 && left >= before)
             return 0;
         before = left;
     }

@@ -90,6 +90,8 @@ enum conn_dropped {
  * before it is registered and never change; held is the reply memory it
  * holds (budget.c: atomic, changed by its own thread, read by anyone);
  * authed and dropped are atomics. */
+struct event;
+
 struct conn {
     int fd;
     char peer[SSN_PEER_MAX];    /* the client's address, for the log */
@@ -103,8 +105,17 @@ struct conn {
     int over;                   /* session over, no longer counted
                                    (conns_session_over); under conns_lock,
                                    read also by the conn's own thread */
-    int lingering;              /* counted in connections_lingering; the
+    int uncounted;              /* out of connections_current (and its
+                                   --max-unauth place free): at its
+                                   session's end, or when dropped before
+                                   it authenticated; under conns_lock */
+    int lingering;              /* counted in connections_lingering (after
+                                   QUIT, or dropped and uncounted); the
                                    same */
+    struct event *wake;         /* an event loop's timer that a drop
+                                   activates (set while an AUTH answer
+                                   waits, conns_set_wake); under
+                                   conns_lock */
     /* The thread driver's replies held for the journal (journal.h,
      * struct journal_reply): made on the first durable reply of a socket
      * connection, its session thread's; NULL before, and for --stdin.
@@ -214,7 +225,14 @@ void conns_make_room(void);
  * --login-grace; the listener calls it each second. */
 void conns_reap_unauthed(void);
 /* Shuts c's socket down for why (an enum conn_dropped), unless it was
- * already dropped; conns_lock held. Its own thread then ends it. */
+ * already dropped; conns_lock held. Its own thread then ends it. One not
+ * authenticated leaves --max-clients at once (while fewer than
+ * srv.linger_max connections are on their way out), and an AUTH delay it
+ * waits in ends (a thread's poll sees the hang-up; an event loop's timer
+ * is activated). */
 void conns_drop_locked(struct conn *c, int why);
+/* c's event loop timer for conns_drop_locked to activate (NULL: none),
+ * set and cleared on c's own thread. */
+void conns_set_wake(struct conn *c, struct event *ev);
 
 #endif

@@ -104,6 +104,10 @@ struct session_io {
     int (*send_locked)(void *arg, const void *data, size_t len);
     int (*drained)(void *arg);
     int (*admit)(void *arg);
+    /* Sleeps until the CLOCK_MONOTONIC time until (ns): 0, or -1 when the
+     * connection was hung up meanwhile (the server dropped it). NULL: a
+     * plain sleep. */
+    int (*sleep_until)(void *arg, uint64_t until);
     int never_waits;
 };
 

@@ -303,6 +303,56 @@ time.sleep(int(sys.argv[2]))' "$SRV_PORT" $(( SANITIZED ? 25 : 4 )) &
     stop_server "$SRV_PID"
 }
 
+# Connections that each send one wrong AUTH and never read wait out its
+# answer's delay (250 ms and more). One dropped past --max-unauth leaves
+# --max-clients at once and its delay ends (conns_drop_locked): 45 of
+# them against -m 40 (--max-unauth 10) leave room for a client with the
+# password from another address, and the server's descriptors stay within
+# -m and the -m / 8 on their way out. Before, the dropped ones counted
+# until their delays ended and that client got "too many connections".
+case_unauth_wrong_flood() {
+    local io=$1 out fds
+    if ! command -v python3 >/dev/null; then
+        not_ok "wrong-AUTH flood $io: python3 (to connect from 127.0.0.2)"
+        return
+    fi
+    start_server buffered --io "$io" --password-file "$PWFILE" -m 40 || return
+    out=$(timeout 30 python3 -c '
+import os, socket, sys, time
+port, pw, pid = int(sys.argv[1]), sys.argv[2].encode(), sys.argv[3]
+flood = []
+for i in range(45):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"AUTH wrong\n")
+    flood.append(s)
+time.sleep(0.05)
+c = socket.socket()
+c.bind(("127.0.0.2", 0))
+c.settimeout(5)
+c.connect(("127.0.0.1", port))
+c.sendall(b"AUTH " + pw + b"\nCOUNT\n")
+got = b""
+try:
+    while got.count(b"\n") < 2:
+        d = c.recv(100)
+        if not d:
+            break
+        got += d
+except OSError:
+    pass
+print(got.decode(errors="replace").replace("\n", "|"),
+      len(os.listdir("/proc/%s/fd" % pid)))' "$SRV_PORT" "$PW" "$SRV_PID")
+    expect_eq "wrong-AUTH flood $io: the client with the password gets in past 45 of them" \
+        "${out% *}" "OK|0|"
+    fds=${out##* }
+    check "wrong-AUTH flood $io: descriptors within -m 40 and 5 on their way out ($fds)" \
+        test "${fds:-999}" -le 56
+    # Ten still wait out their delays (up to 2 s): a stop ends them.
+    stop_server "$SRV_PID"
+    expect_eq "wrong-AUTH flood $io: SIGTERM during their delays exits 0" \
+        "$STOP_RC" 0
+}
+
 # serial and coarse: one connection idles before AUTH; others are served.
 case_admission() {
     local mode=$1 io=$2 idle
@@ -350,6 +400,7 @@ for io in threads events; do
     case_source_penalty "$io"
     case_unauth_cap "$io"
     case_unauth_fair "$io"
+    case_unauth_wrong_flood "$io"
     for m in serial coarse; do case_admission "$m" "$io"; done
     case_grace "$io"
 done

@@ -4,11 +4,12 @@
  * authenticated second-class: at most --max-unauth of them (for a new
  * one, the oldest of the address that holds the most is dropped) and each
  * for at most --login-grace seconds. conns_lock protects srv.conns, every
- * conn's prev/next, over and lingering. */
+ * conn's prev/next, over, uncounted, lingering and wake. */
 #include <assert.h>
 #include <errno.h>
 #include <sys/socket.h>
 #include <string.h>
+#include <event2/event.h>
 #include "listener.h"
 #include "lockmode.h"
 #include "log.h"
@@ -34,7 +35,9 @@ void conns_register(struct conn *c)
     atomic_init(&c->authed, !srv.auth_required);
     atomic_init(&c->dropped, CONN_KEPT);
     c->over = 0;
+    c->uncounted = 0;
     c->lingering = 0;
+    c->wake = NULL;
     if (srv.auth_required) {
         atomic_fetch_add(&srv.connections_unauth, 1);
         atomic_fetch_add(&unauth_of_source[c->source], 1);
@@ -50,16 +53,20 @@ void conns_register(struct conn *c)
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
-/* c no longer counts against --max-clients nor --max-unauth; conns_lock
- * held. */
+/* c no longer counts against --max-clients nor --max-unauth, once;
+ * conns_lock held. Its --max-unauth place is claimed with the exchange
+ * conns_authed makes on c's own thread: a dropped connection's right
+ * AUTH cannot free it a second time. */
 static void uncount_locked(struct conn *c)
 {
+    if (c->uncounted)
+        return;
+    c->uncounted = 1;
     atomic_fetch_sub(&srv.connections_current, 1);
-    if (!atomic_load(&c->authed)) {
+    if (!atomic_exchange(&c->authed, 1)) {
         atomic_fetch_sub(&srv.connections_unauth, 1);
         atomic_fetch_sub(&unauth_of_source[c->source], 1);
     }
-    c->over = 1;
 }
 
 int conns_session_over(struct conn *c, int linger)
@@ -70,12 +77,17 @@ int conns_session_over(struct conn *c, int linger)
         log_msg(LOG_LEVEL_DEBUG, "connection from %s closed", c->peer);
     pthread_mutex_lock(&srv.conns_lock);
     assert(!c->over);                   /* once a connection */
-    uncount_locked(c);
-    if (linger && atomic_load(&srv.connections_lingering) < srv.linger_max) {
+    c->over = 1;
+    uncount_locked(c);                  /* unless a drop did */
+    if (atomic_load(&c->dropped) != CONN_KEPT) {
+        linger = 0;                     /* owed nothing; lingering already
+                                           when its drop freed its place */
+    } else if (linger &&
+               atomic_load(&srv.connections_lingering) < srv.linger_max) {
         atomic_fetch_add(&srv.connections_lingering, 1);
         c->lingering = 1;
     }
-    linger = c->lingering;
+    linger = linger && c->lingering;
     pthread_mutex_unlock(&srv.conns_lock);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
@@ -91,8 +103,7 @@ void conns_unregister(struct conn *c)
         srv.conns = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    if (!c->over)
-        uncount_locked(c);
+    uncount_locked(c);
     if (c->lingering)
         atomic_fetch_sub(&srv.connections_lingering, 1);
     if (!srv.conns)
@@ -140,7 +151,29 @@ void conns_drop_locked(struct conn *c, int why)
                      : why == CONN_DROPPED_UNAUTH
                        ? &srv.clients_unauth_dropped
                        : &srv.clients_login_timeout, 1);
-    shutdown(c->fd, SHUT_RDWR);     /* a blocked read or write returns */
+    /* Not authenticated: its place is free now, as after QUIT, for the
+     * client with the password that may be the next to connect; until
+     * its close it is one of the srv.linger_max on their way out (in the
+     * descriptor limit), or counted as before when that many are. */
+    if (why != CONN_DROPPED_BUDGET && !c->over &&
+        atomic_load(&srv.connections_lingering) < srv.linger_max) {
+        uncount_locked(c);
+        c->lingering = 1;
+        atomic_fetch_add(&srv.connections_lingering, 1);
+    }
+    shutdown(c->fd, SHUT_RDWR);     /* a blocked read or write returns, a
+                                       thread's AUTH delay ends (POLLHUP) */
+    if (c->wake)                    /* an event loop's AUTH delay ends */
+        event_active(c->wake, EV_TIMEOUT, 1);
+}
+
+void conns_set_wake(struct conn *c, struct event *ev)
+{
+    pthread_mutex_lock(&srv.conns_lock);
+    c->wake = ev;
+    if (ev && atomic_load(&c->dropped) != CONN_KEPT)
+        event_active(ev, EV_TIMEOUT, 1);    /* dropped before it was set */
+    pthread_mutex_unlock(&srv.conns_lock);
 }
 
 /* Not authenticated, and not on its way out already; conns_lock held. */

@@ -171,7 +171,8 @@ static int session_over(struct econn *c, int idle, int begin_error,
                         int linger)
 {
     if (c->conn.over)
-        return c->conn.lingering;
+        return c->conn.lingering &&
+               atomic_load(&c->conn.dropped) == CONN_KEPT;
     conns_note_end(&c->conn, idle, begin_error);
     return conns_session_over(&c->conn, linger);
 }
@@ -248,19 +249,22 @@ static int hold_over(struct econn *c)
     return -EAGAIN;
 }
 
-/* Reading stops, and the more timer runs c on after tv. */
-static void more_after(struct econn *c, const struct timeval *tv)
+/* Reading stops, and the more timer runs c on after tv. -1 when c is
+ * closed (and freed) instead: no memory for the timer. */
+static int more_after(struct econn *c, const struct timeval *tv)
 {
     if (econn_need_more(c)) {
         econn_close(c);                 /* it could never go on */
-        return;
+        return -1;
     }
     read_off(c);
     event_add(c->more, tv);
+    return 0;
 }
 
-/* A request waits for the clock (a wrong AUTH's delay): the more timer
- * runs it on at s->wait_until. */
+/* A request waits for the clock (an AUTH's delay): the more timer runs it
+ * on at s->wait_until, or as soon as the connection is dropped
+ * (conns_drop_locked activates it). */
 static void wait_timer(struct econn *c)
 {
     uint64_t now = time_now_ns(), until = c->conn.session->wait_until;
@@ -268,7 +272,8 @@ static void wait_timer(struct econn *c)
     struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
                           .tv_usec = (suseconds_t)(us % 1000000) };
 
-    more_after(c, &tv);
+    if (more_after(c, &tv) == 0 && !c->conn.wake)
+        conns_set_wake(&c->conn, c->more);
 }
 
 /* After a slice of requests, and after each thing the connection waited
@@ -372,6 +377,12 @@ void econn_on_more(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
     (void)fd; (void)what;
 
+    if (c->conn.wake)
+        conns_set_wake(&c->conn, NULL);
+    if (atomic_load(&c->conn.dropped) != CONN_KEPT) {
+        econn_close(c);                 /* its wait is not worth ending */
+        return;
+    }
     if (c->state == ECONN_OPEN)
         serve(c, 0);
 }

@@ -103,6 +103,8 @@ void econn_drop_wakes(struct econn *c, struct journal *j)
         free(c->jw);
         c->jw = NULL;
     }
+    if (c->conn.wake)
+        conns_set_wake(&c->conn, NULL); /* no drop activates it now */
     if (c->more) {
         event_free(c->more);
         c->more = NULL;

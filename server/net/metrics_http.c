@@ -151,8 +151,8 @@ static int server_lines(struct evbuffer *b)
               (double)server_uptime()) ||
         gauge(b, "ssn_connections", "Connections served now.",
               (double)atomic_load(&srv.connections_current)) ||
-        gauge(b, "ssn_connections_lingering", "Connections draining input "
-              "after QUIT before their close.",
+        gauge(b, "ssn_connections_lingering", "Connections on their way "
+              "out: draining input after QUIT, or dropped before AUTH.",
               (double)atomic_load(&srv.connections_lingering)) ||
         gauge(b, "ssn_entries", "People in the store.",
               (double)atomic_load(&srv.store.entries)) ||

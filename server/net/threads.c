@@ -233,11 +233,38 @@ static int conn_admit(void *arg)
     return session_begin(c->session);
 }
 
+/* An AUTH answer's delay, cut short when the connection is dropped
+ * (conns_drop_locked shuts both directions: POLLHUP) or the server stops
+ * (conns_stop_all shuts reading: POLLRDHUP). A client's bytes do not wake
+ * it. After the client's own half-close (POLLRDHUP, which stays) its
+ * answer is still owed: then it looks at the stop every 50 ms. */
+static int conn_sleep_until(void *arg, uint64_t until)
+{
+    struct conn *c = arg;
+    struct pollfd p = { .fd = c->fd, .events = POLLRDHUP };
+
+    for (uint64_t now; (now = time_now_ns()) < until; ) {
+        uint64_t ms = (until - now + TIME_NS_PER_MS - 1) / TIME_NS_PER_MS;
+        if (!p.events && ms > 50)
+            ms = 50;
+        int n = poll(&p, 1, (int)ms);
+        if (atomic_load(&srv.stopping) ||
+            atomic_load(&c->dropped) != CONN_KEPT)
+            return -1;
+        if (n > 0 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)))
+            return -1;                  /* gone, or reset */
+        if (n > 0)
+            p.events = 0;               /* the client's half-close */
+    }
+    return 0;
+}
+
 struct session *threads_session_new(struct conn *c, int quiet)
 {
     static const struct session_io io = {
         .send = conn_send, .send_locked = conn_send_locked,
         .drained = conn_drained, .admit = conn_admit,
+        .sleep_until = conn_sleep_until,
     };
 
     c->session = session_new(&srv.store, &io, c, quiet);
