@@ -218,7 +218,8 @@ static void cmd_check(struct session *s)
     if (broken)
         reply_printf(s, "Error: %s\n", broken);
     else
-        reply_printf(s, "OK %zu entries, all invariants hold\n", n);
+        reply_printf(s, "OK %zu %s, all invariants hold\n", n,
+                     n == 1 ? "entry" : "entries");
 }
 
 static void cmd_stats(struct session *s)

@@ -35,7 +35,11 @@
 #include "server.h"
 #include "trace_int.h"
 
-#define RESULTS 4               /* outcomes of the last windows kept */
+/* Outcomes of the last windows kept, for the sessions whose STOP waits
+ * for theirs (an event connection looks every ECONN_TRACE_POLL_US): 4
+ * were too few for clients that START and STOP without pause, most of
+ * whose answers lost their figures; 256 take 6 kB. */
+#define RESULTS 256
 
 atomic_int trace_on;
 

@@ -82,8 +82,9 @@ static void stop_answer(struct session *s, int rc,
         reply_printf(s, "Error: writing the trace file failed: %s\n",
                      strerror(-rc));
     else
-        reply_printf(s, "OK %llu events written, %llu dropped\n",
+        reply_printf(s, "OK %llu %s written, %llu dropped\n",
                      (unsigned long long)st->events,
+                     st->events == 1 ? "event" : "events",
                      (unsigned long long)st->dropped);
 }
 

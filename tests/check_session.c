@@ -47,6 +47,7 @@ START_TEST(test_session_every_command)
                      "530184a91091a7bd66380199b5a7e3d2\n");
     ck_assert_str_eq(talk("DELETE John Smith\n"), "OK\n");
     ck_assert_str_eq(talk("DELETE John Smith\n"), "Error: John Smith not found\n");
+    ck_assert_str_eq(talk("CHECK\n"), "OK 1 entry, all invariants hold\n");
     ck_assert_str_eq(talk("HELP\n"), proto_help_text);
     ck_assert_str_eq(talk("bogus\n"), "Error: Bad command: bogus\n");
     ck_assert_str_eq(talk("FIND John\n"), "Error: usage: FIND first last\n");

@@ -93,6 +93,20 @@ missing=$(for t in $targets; do
           done | tr '\n' ' ')
 expect_eq "make help names every .PHONY target" "$missing" ""
 
+# A negative operand is a bad value, not an unknown option (cli_getopt):
+# the message names it; an option's negative value is the option's.
+for args in "kill_it 127.0.0.1 1 10 -2" "inclient 127.0.0.1 1 -5 1" \
+            "inputgen 5 -1"; do
+    p=${args%% *}
+    run "$BIN/$p" ${args#* }
+    neg=$(grep -o -- ' -[0-9]' <<<"$args" | tr -d ' ')
+    expect_eq "$args: exit 2" "$RC" 2
+    expect_match "$args: names '$neg' as a bad operand" "$ERR" \
+        "^$p: '$neg' is not a valid operand: .+"$'\n'"Try '$p --help'\\.\$"
+done
+bad_value "kill_it --rate -5" --rate -5 "$BIN/kill_it" --rate -5 127.0.0.1 1 10 2
+bad_value "kill_it --slow past NCLIENTS" --slow 5 "$BIN/kill_it" --slow 5 127.0.0.1 1 10 2
+
 bad_value "inputgen --shard 7/3" --shard 7/3 "$BIN/inputgen" --shard 7/3 10 1
 bad_value "inputgen NEVENTS 10x" NEVENTS 10x "$BIN/inputgen" 10x 1
 bad_value "inclient --rate abc" --rate abc "$BIN/inclient" --rate abc 127.0.0.1 1 10 1

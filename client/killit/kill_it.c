@@ -32,7 +32,8 @@ static void usage(FILE *f)
 "and DIGEST are compared with the clients' expected final state.\n"
 "\n"
 "  --rate BYTES      each client reads replies at most this fast (bytes/s)\n"
-"  --slow N          only the first N clients get --rate (default: all)\n"
+"  --slow N          only the first N clients get --rate (default, 0: all;\n"
+"                    at most NCLIENTS)\n"
 "  --rcvbuf BYTES    each client's socket receive buffer\n"
 "  --mss BYTES       each client's TCP segment size (default 1460 under\n"
 "                    --rate)\n"
@@ -155,7 +156,14 @@ static int parse_args(struct killit *k, int argc, char **argv)
         return cli_bad_value(prog.name, "NCLIENTS", arg[3],
                              "a number from 1 to 1000");
     k->nclients = (unsigned)v;
-    if (k->nslow == 0 || k->nslow > k->nclients)
+    if (k->nslow > k->nclients) {
+        char val[16], want[64];
+        snprintf(val, sizeof(val), "%u", k->nslow);
+        snprintf(want, sizeof(want), "a number of clients up to NCLIENTS "
+                 "(%u)", k->nclients);
+        return cli_bad_value(prog.name, "--slow", val, want);
+    }
+    if (k->nslow == 0)
         k->nslow = k->nclients;
     return 0;
 }

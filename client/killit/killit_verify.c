@@ -351,11 +351,13 @@ void ki_judge(struct killit *k)
         if (k->end_count < 0)
             reason(k, "COUNT gave no number after the run");
         else if (k->end_count < want)
-            reason(k, "lost %lld entries (expected %lld, server has %lld)",
-                   want - k->end_count, want, k->end_count);
+            reason(k, "lost %lld %s (expected %lld, server has %lld)",
+                   want - k->end_count, want - k->end_count == 1 ? "entry"
+                   : "entries", want, k->end_count);
         else if (k->end_count > want)
-            reason(k, "%lld extra entries (expected %lld, server has %lld)",
-                   k->end_count - want, want, k->end_count);
+            reason(k, "%lld extra %s (expected %lld, server has %lld)",
+                   k->end_count - want, k->end_count - want == 1 ? "entry"
+                   : "entries", want, k->end_count);
         if (strcmp(k->end_digest, k->expect_digest) != 0)
             reason(k, "digest differs: expected %.16s..., server says %.20s",
                    k->expect_digest, k->end_digest[0] ? k->end_digest :
@@ -363,6 +365,7 @@ void ki_judge(struct killit *k)
     }
     k->verdict = k->reasons[0] ? KI_FAILED : KI_VERIFIED;
     if (k->verdict == KI_VERIFIED)
-        reason(k, "%zu entries, digest matches", k->expect_count);
+        reason(k, "%zu %s, digest matches", k->expect_count,
+               k->expect_count == 1 ? "entry" : "entries");
 }
 

@@ -1,4 +1,5 @@
 /* cliutil.c -- argument parsing and its complaints (cliutil.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -267,9 +268,60 @@ out:
     return rc;
 }
 
+/* 1 when option token opt (argv[i - 1]) takes the next token as its
+ * value: "--name" without "=" (or a prefix of one, as getopt_long allows)
+ * of a required argument, or "-x" with "x:" in shortopts. */
+static int takes_next(const char *opt, const char *shortopts,
+                      const struct option *longopts)
+{
+    if (opt[0] != '-' || opt[1] == '\0')
+        return 0;
+    if (opt[1] == '-') {
+        size_t n = strlen(opt + 2);
+        if (n == 0 || strchr(opt, '='))
+            return 0;
+        for (const struct option *o = longopts; o && o->name; o++)
+            if (strncmp(o->name, opt + 2, n) == 0 &&
+                o->has_arg == required_argument)
+                return 1;
+        return 0;
+    }
+    const char *x = opt[2] == '\0' ? strchr(shortopts, opt[1]) : NULL;
+    return x && x[1] == ':' && x[2] != ':';
+}
+
+/* A negative number where an operand goes ("kill_it HOST PORT 10 -2"),
+ * which getopt_long would call an unknown option: that token, or NULL.
+ * With "+" options end at the first operand, and after "--" too. */
+static const char *negative_operand(int argc, char **argv,
+                                    const char *shortopts,
+                                    const struct option *longopts)
+{
+    if (shortopts[0] == '+')
+        return NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return NULL;
+        if (argv[i][0] == '-' && isdigit((unsigned char)argv[i][1]) &&
+            !strchr(shortopts, argv[i][1]) &&
+            !(i > 1 && takes_next(argv[i - 1], shortopts, longopts)))
+            return argv[i];
+    }
+    return NULL;
+}
+
 int cli_getopt(const struct cli_prog *p, int argc, char **argv,
                const char *shortopts, const struct option *longopts)
 {
+    const char *neg = optind <= 1 ? negative_operand(argc, argv, shortopts,
+                                                     longopts) : NULL;
+    if (neg) {
+        fprintf(stderr, "%s: '%s' is not a valid operand: no count, port "
+                "or size is negative\n", p->name, neg);
+        fprintf(stderr, "Try '%s --help'.\n", p->name);
+        return '?';
+    }
+
     /* getopt_long names argv[0] in its complaints; lend it the program's
      * short name for the call, so every line starts the same way whatever
      * path the program was run by. */

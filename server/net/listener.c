@@ -155,8 +155,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     listener_format_peer(sa, peer, sizeof(peer));
     if (atomic_load(&srv.connections_current) >= srv.opt.max_clients) {
         atomic_fetch_add(&srv.connections_rejected, 1);
-        log_source(LOG_LEVEL_WARN, peer, "refused %s: %ld clients connected",
-                   peer, srv.opt.max_clients);
+        log_source(LOG_LEVEL_WARN, peer, "refused %s: --max-clients %ld "
+                   "reached", peer, srv.opt.max_clients);
         refuse(fd, "Error: too many connections\n");
         return;
     }

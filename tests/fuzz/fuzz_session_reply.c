@@ -297,8 +297,8 @@ static int check_summary(struct conv *cv, const struct turn *t)
         snprintf(want, sizeof(want), "%zu", cv->m.n);
         expect(t->line, t->len, want, "COUNT is the model's count");
     } else if (t->cmd == PROTO_CHECK) {
-        snprintf(want, sizeof(want), "OK %zu entries, all invariants hold",
-                 cv->m.n);
+        snprintf(want, sizeof(want), "OK %zu %s, all invariants hold",
+                 cv->m.n, cv->m.n == 1 ? "entry" : "entries");
         expect(t->line, t->len, want, "CHECK finds every invariant holds");
     } else {
         fs_model_digest(&cv->m, want);
