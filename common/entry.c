@@ -192,10 +192,24 @@ static char *put_int(char *p, int v, size_t width)
     return p + n;
 }
 
+/* The characters of s[0..n) as UTF-8 counts them: every byte but the
+ * continuation bytes (0x80 to 0xBF). */
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t chars = 0;
+
+    for (size_t i = 0; i < n; i++)
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return chars;
+}
+
 /* The one formatter of each line, for both forms: the bytes cannot differ.
  * PRINT's is printf's "%-30s -- %11s %4d\n" of "last, first", the ssn and
- * the age; the dump's "%s %s %d %s\n" of last, first, age and ssn. The
- * longest line (two 63-byte names) is 148 bytes, under ENTRY_LINE_MAX. */
+ * the age, the name padded to 30 characters, not bytes, so that UTF-8
+ * names keep the columns; the dump's "%s %s %d %s\n" of last, first, age
+ * and ssn. The longest line is under 180 bytes (two 63-byte names; or a
+ * 29-character name of 4-byte characters and its padding), under
+ * ENTRY_LINE_MAX. */
 static size_t format_print(const char *last, const char *first,
                            const char *ssn, int age, char *buf)
 {
@@ -204,7 +218,7 @@ static size_t format_print(const char *last, const char *first,
     *p++ = ',';
     *p++ = ' ';
     p = put_str(p, first);
-    p = put_pad(p, (size_t)(p - buf), 30);
+    p = put_pad(p, utf8_chars(buf, (size_t)(p - buf)), 30);
     p = put_str(p, " -- ");
     p = put_pad(p, strlen(ssn), ENTRY_SSN_LEN);
     p = put_str(p, ssn);

@@ -246,7 +246,6 @@ START_TEST(test_entry_format_print_matches_printf)
         { "Twentyeight-chars-long-name", "X", 99 },    /* name exactly 30 */
         { "Twentyseven-chars-long-nam", "X", 10 },     /* 29 */
         { "Twentynine-chars-long-name-x", "X", 100 },  /* 31 */
-        { "Zo\xc3\xab", "M\xc3\xbcller", 31 },
     };
     char buf[ENTRY_LINE_MAX], want[400], name[160];
 
@@ -288,6 +287,25 @@ START_TEST(test_entry_format_any_int_as_printf)
         ck_assert_str_eq(buf, want);
         ck_assert_uint_eq(n, strlen(want));
     }
+}
+END_TEST
+
+/* UTF-8 names are padded by characters: the columns stay where an ASCII
+ * name puts them (printf's %-30s pads bytes, two short for "Zoë Müller"),
+ * and a name of 4-byte characters fits ENTRY_LINE_MAX with its padding. */
+START_TEST(test_entry_format_print_pads_utf8_characters)
+{
+    char buf[ENTRY_LINE_MAX], first[64];
+
+    PRINT_LINE("Zo\xc3\xab", "M\xc3\xbcller", 31, "987-65-4321", buf);
+    ck_assert_str_eq(buf, "M\xc3\xbcller, Zo\xc3\xab                    -- "
+                     "987-65-4321   31\n");
+    for (int i = 0; i < 15; i++)
+        memcpy(first + 4 * i, "\xf0\x9f\x98\x80", 4);   /* 15 x U+1F600 */
+    first[60] = '\0';
+    size_t n = PRINT_LINE(first, "a", 150, "123-45-6789", buf);
+    ck_assert_uint_eq(n, 3 + 60 + (30 - 18) + 4 + 11 + 1 + 4 + 1);
+    ck_assert_uint_lt(n, ENTRY_LINE_MAX);
 }
 END_TEST
 
@@ -378,6 +396,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_cmp_bytewise);
     tcase_add_test(core, test_entry_cmp_ignores_age_and_ssn);
     tcase_add_test(core, test_entry_format_print_exact);
+    tcase_add_test(core, test_entry_format_print_pads_utf8_characters);
     tcase_add_test(core, test_entry_format_any_int_as_printf);
     tcase_add_test(core, test_entry_format_print_matches_printf);
     tcase_add_test(core, test_entry_format_dump_exact);

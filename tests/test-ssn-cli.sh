@@ -417,6 +417,29 @@ if start_prompt cli3 "$GONE"; then
     kill_tmux
 fi
 
+# A reply that waits for another client's turn (serial): after 2 s the
+# prompt says why it may be waiting, and the reply shows once the other
+# client is gone.
+if start_server serial; then
+    SERIAL_PID=$SRV_PID
+    open_conn "$SRV_PORT"; first=$CONN
+    send_line "$first" COUNT
+    read_line "$first" 5
+    if start_prompt cli4 "$SRV_PORT"; then
+        wait_screen cli4 "serial: a second prompt starts" \
+            has_line "127.0.0.1:$SRV_PORT>"
+        tm send-keys -t cli4 COUNT Enter
+        wait_screen cli4 "serial: another client's turn, so a word after 2 s" \
+            has_text "(no reply after 2 s: the server is busy, or serves one client at a time"
+        send_line "$first" QUIT
+        wait_screen cli4 "serial: the reply once the other client has quit" \
+            has_line 0
+        kill_tmux
+    fi
+    close_conn "$first"
+    stop_server "$SERIAL_PID"
+fi
+
 # Requests from a pipe keep no history.
 rm -f "$HIST"
 HOME=$HOME_DIR run_in "$TEST_TMP/lines" -p "$P"

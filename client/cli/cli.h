@@ -34,6 +34,7 @@
 #define CLI_DEFAULT_HOST  "127.0.0.1"
 #define CLI_DEFAULT_PORT  "7777"        /* ssnserver's (server/server.h) */
 #define CLI_CONNECT_MS    10000         /* connect time limit */
+#define CLI_HINT_MS       2000          /* a late reply's word at the prompt */
 #define CLI_REPEAT_MAX    1000000000ll  /* largest -r */
 #define CLI_STAT_INTERVAL 1.0           /* --stat's default -i */
 #define CLI_LAT_INTERVAL  0.01          /* --latency's default -i (redis-cli's) */
@@ -148,6 +149,7 @@ struct cli_conn {
     const char *host, *port;
     const char *password;       /* sent as AUTH on every connect; NULL: no */
     int timeout_ms;             /* per reply (INT_MAX: no limit) */
+    void (*hint)(void *arg);    /* a reply late by CLI_HINT_MS (ctl.h) */
     char err[256];              /* why the last call failed */
 };
 

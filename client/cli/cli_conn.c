@@ -103,6 +103,8 @@ int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
         return -1;
     memcpy(req, line, len);
     req[len] = '\n';
+    k->c.hint = k->hint;
+    k->c.hint_ms = k->hint ? CLI_HINT_MS : 0;
     int rc = ctl_request(&k->c, req, len + 1, r->cmd, &f, print_line, &p);
     OPENSSL_cleanse(req, len + 1);
     if (out)

@@ -154,6 +154,17 @@ static int repl_line(struct repl *rp, const char *line, size_t len)
     return rc == 0 && r.cmd == PROTO_QUIT;
 }
 
+/* A reply late at the prompt: most often the server serves one client at
+ * a time and another has its turn (serial's, or coarse's session lock),
+ * which looks like a hang to a person who does not know. */
+static void late_hint(void *arg)
+{
+    (void)arg;
+    fprintf(stderr, "(no reply after %d s: the server is busy, or serves "
+            "one client at a time, as serial and coarse do; Ctrl-C gives "
+            "up)\n", CLI_HINT_MS / 1000);
+}
+
 int cli_run_repl(const struct cli_opts *o, const char *password)
 {
     static struct repl rp;      /* the EditLine's client data: one per run */
@@ -162,6 +173,7 @@ int cli_run_repl(const struct cli_opts *o, const char *password)
 
     setlocale(LC_CTYPE, "");            /* libedit's multibyte input */
     cli_conn_init(&rp.k, o, password);
+    rp.k.hint = late_hint;
     if (cli_conn_open(&rp.k) < 0)
         fprintf(stderr, "%s\n", rp.k.err);
     if (repl_open(&rp) < 0) {

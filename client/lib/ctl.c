@@ -51,7 +51,13 @@ static int read_line(struct ctl *c, uint64_t deadline, char **line,
                      c->timeout_ms / 1000.0);
             return -ETIMEDOUT;
         }
-        int ms = (int)((deadline - now) / TIME_NS_PER_MS) + 1;
+        if (c->hint_at && now >= c->hint_at) {
+            c->hint_at = 0;
+            c->hint(c->hint_arg);
+        }
+        uint64_t until = c->hint_at && c->hint_at < deadline ? c->hint_at
+                                                             : deadline;
+        int ms = (int)((until - now) / TIME_NS_PER_MS) + 1;
         int ev = net_wait(c->fd, POLLIN, ms);
         if (ev == 0)
             continue;
@@ -158,11 +164,15 @@ int ctl_request(struct ctl *c, const char *req, size_t len, int cmd,
     uint64_t deadline = request_deadline(c);
     int rc = send_request(c, "the request", req, len, deadline);
 
+    c->hint_at = c->hint && c->hint_ms > 0
+                 ? time_now_ns() + (uint64_t)c->hint_ms * TIME_NS_PER_MS : 0;
     frame_begin(f, cmd);
     while (rc == 0) {
         char *line;
         size_t n;
-        if ((rc = read_line(c, deadline, &line, &n)) != 0)
+        rc = read_line(c, deadline, &line, &n);
+        c->hint_at = 0;                 /* the reply began, or never will */
+        if (rc != 0)
             break;
         if (line_cb)
             line_cb(arg, line, n);

@@ -12,6 +12,7 @@
 #define SSN_CLIENT_CTL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "frame.h"
 #include "linereader.h"
 
@@ -23,6 +24,13 @@ struct ctl {
     struct linereader lr;
     char lr_mem[LR_BUF_SIZE];   /* lr's buffer */
     char err[200];              /* why the last call failed */
+    /* hint(hint_arg) is called once when a ctl_request's reply has not
+     * begun after hint_ms (0: never): a prompt's word to its person. Set
+     * after ctl_adopt, which clears them. */
+    int hint_ms;
+    void (*hint)(void *arg);
+    void *hint_arg;
+    uint64_t hint_at;           /* when, for the request under way; 0: no */
 };
 
 /* Connects. Returns 0, or -errno with the reason in c->err. */

@@ -55,14 +55,19 @@ void fs_model_erase(struct model *m, size_t at)
 }
 
 /* PRINT's and FIND's line, without its '\n': "%-30s -- %11s %4d" of
- * "Last, First", the SSN and the age (PROTOCOL.md). */
+ * "Last, First", the SSN and the age (PROTOCOL.md), the name padded to 30
+ * UTF-8 characters: printf's width counts bytes, so it is given the
+ * continuation bytes on top. */
 size_t fs_person_line(const struct person *p, char *buf, size_t size)
 {
     char name[2 * ENTRY_NAME_MAX + 3];
+    int extra = 0;
 
     snprintf(name, sizeof(name), "%s, %s", p->last, p->first);
-    return (size_t)snprintf(buf, size, "%-30s -- %11s %4d", name, p->ssn,
-                            p->age);
+    for (const char *c = name; *c; c++)
+        extra += ((unsigned char)*c & 0xC0) == 0x80;
+    return (size_t)snprintf(buf, size, "%-*s -- %11s %4d", 30 + extra, name,
+                            p->ssn, p->age);
 }
 
 /* DIGEST: SHA-256 of the canonical dump, "last first age ssn\n" each. */
