@@ -81,6 +81,17 @@ char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1])
     return buf;
 }
 
+/* The characters of s[0..n) as UTF-8 counts them: every byte but the
+ * continuation bytes (0x80 to 0xBF). */
+static size_t utf8_chars(const char *s, size_t n)
+{
+    size_t chars = 0;
+
+    for (size_t i = 0; i < n; i++)
+        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return chars;
+}
+
 struct entry *entry_new(const char *last, size_t last_len,
                         const char *first, size_t first_len,
                         uint32_t ssn, int age)
@@ -99,6 +110,8 @@ struct entry *entry_new(const char *last, size_t last_len,
     e->ssn = ssn;
     e->age = (uint8_t)age;
     e->last_len = (uint8_t)last_len;
+    e->chars = (uint8_t)(utf8_chars(last, last_len) +
+                         utf8_chars(first, first_len));
     memcpy(e->names, last, last_len);
     e->names[last_len] = '\0';
     memcpy(e->names + last_len + 1, first, first_len);
@@ -192,17 +205,6 @@ static char *put_int(char *p, int v, size_t width)
     return p + n;
 }
 
-/* The characters of s[0..n) as UTF-8 counts them: every byte but the
- * continuation bytes (0x80 to 0xBF). */
-static size_t utf8_chars(const char *s, size_t n)
-{
-    size_t chars = 0;
-
-    for (size_t i = 0; i < n; i++)
-        chars += ((unsigned char)s[i] & 0xC0) != 0x80;
-    return chars;
-}
-
 /* The one formatter of each line, for both forms: the bytes cannot differ.
  * PRINT's is printf's "%-30s -- %11s %4d\n" of "last, first", the ssn and
  * the age, the name padded to 30 characters, not bytes, so that UTF-8
@@ -211,14 +213,14 @@ static size_t utf8_chars(const char *s, size_t n)
  * 29-character name of 4-byte characters and its padding), under
  * ENTRY_LINE_MAX. */
 static size_t format_print(const char *last, const char *first,
-                           const char *ssn, int age, char *buf)
+                           size_t chars, const char *ssn, int age, char *buf)
 {
     char *p = put_str(buf, last);
 
     *p++ = ',';
     *p++ = ' ';
     p = put_str(p, first);
-    p = put_pad(p, utf8_chars(buf, (size_t)(p - buf)), 30);
+    p = put_pad(p, chars + 2, 30);      /* the names' and ", " */
     p = put_str(p, " -- ");
     p = put_pad(p, strlen(ssn), ENTRY_SSN_LEN);
     p = put_str(p, ssn);
@@ -249,13 +251,16 @@ size_t entry_format_print(const struct entry *e, char *buf)
 {
     char ssn[ENTRY_SSN_LEN + 1];
 
-    return format_print(entry_last(e), entry_first(e),
+    return format_print(entry_last(e), entry_first(e), e->chars,
                         entry_ssn_text(e, ssn), entry_age(e), buf);
 }
 
 size_t person_format_print(const struct person *p, char *buf)
 {
-    return format_print(p->last, p->first, p->ssn, p->age, buf);
+    size_t chars = utf8_chars(p->last, strlen(p->last)) +
+                   utf8_chars(p->first, strlen(p->first));
+
+    return format_print(p->last, p->first, chars, p->ssn, p->age, buf);
 }
 
 size_t entry_format_dump(const struct entry *e, char *buf)

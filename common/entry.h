@@ -44,6 +44,8 @@ struct entry {
     uint32_t ssn;               /* DDD-DD-DDDD as the number DDDDDDDDD */
     uint8_t age;                /* 0..ENTRY_AGE_MAX */
     uint8_t last_len;           /* bytes of the last name, 1..63 */
+    uint8_t chars;              /* UTF-8 characters of both names, 2..126:
+                                   PRINT's padding (entry_format_print) */
     char names[];               /* "last\0first\0" */
 };
 
