@@ -337,56 +337,79 @@ static void compact_failed(struct journal *j, int fd, int err,
                 "unchanged", j->path, what, strerror(err));
 }
 
+/* Steps 1 and 2 of a compaction, no lock held: the new file created and
+ * locked, the snapshot written into it (and freed), then the records
+ * appended since. 0 with *fd open and *end its length, or the errno and
+ * *what saying which step failed (*fd: -1 or still open). */
+static int write_new_file(struct journal *j, struct snapshot *sn, int *fd,
+                          uint64_t *end, const char **what)
+{
+    int err = 0;
+
+    pthread_mutex_lock(&j->lock);
+    int stopping = j->compact_abort;         /* journal_close came first */
+    pthread_mutex_unlock(&j->lock);
+
+    *what = "cannot write the new file";
+    if (stopping) {
+        err = ECANCELED;
+        *what = "the server is stopping";
+    } else if ((*fd = open(j->compact_path,
+                           O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+        err = errno;
+        *what = "cannot create the new file";
+    } else if ((err = journal_owner_lock(*fd))) {
+        /* Locked before it can become the journal: whatever file the
+         * journal's name leads to, this server holds its lock, or a
+         * second server could start on it after the switch
+         * (journal_owner.c). */
+        *what = "cannot lock the new file";
+    } else {
+        err = write_snapshot(sn, *fd, end);
+    }
+    free(sn->p);
+    sn->p = NULL;
+    return err ? err : catch_up(j, *fd, end);
+}
+
+/* Whether the new file may go to the flusher for the switch, room for it
+ * reserved first: 0, or the errno and *what; j->lock held. */
+static int ready_locked(struct journal *j, const char **what)
+{
+    if (!j->compact_nomem)
+        reserve_ready_room_locked(j);
+    if (j->compact_nomem) {
+        *what = "the rewrite buffer cannot grow";
+        return ENOMEM;
+    }
+    if (j->broken) {
+        *what = "the journal is read-only";
+        return EROFS;
+    }
+    if (j->compact_abort) {
+        *what = "the server is stopping";
+        return ECANCELED;
+    }
+    return 0;
+}
+
 /* One compaction, from the snapshot to the flusher's switch; no lock held
  * on entry or return. Frees the snapshot. */
 static void compact_one(struct journal *j, struct snapshot *sn)
 {
     uint64_t t0 = time_now_ns(), end = 0;
-    const char *what = "cannot write the new file";
-    int err = 0, fd = -1;
+    const char *what;
+    int fd = -1;
     size_t snap = sn->len + JREC_HEADER_LEN;
 
     pthread_mutex_lock(&j->lock);
     uint64_t before = j->written_end;   /* what the old one had reached */
-    int stopping = j->compact_abort;         /* journal_close came first */
     pthread_mutex_unlock(&j->lock);
 
-    if (stopping) {
-        err = ECANCELED;
-        what = "the server is stopping";
-    } else if ((fd = open(j->compact_path,
-                          O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
-        err = errno;
-        what = "cannot create the new file";
-    } else if ((err = journal_owner_lock(fd))) {
-        /* Locked before it can become the journal: whatever file the
-         * journal's name leads to, this server holds its lock, or a
-         * second server could start on it after the switch
-         * (journal_owner.c). */
-        what = "cannot lock the new file";
-    } else {
-        err = write_snapshot(sn, fd, &end);
-    }
-    free(sn->p);
-    sn->p = NULL;
-    if (!err)
-        err = catch_up(j, fd, &end);
-
+    int err = write_new_file(j, sn, &fd, &end, &what);
     pthread_mutex_lock(&j->lock);
-    if (!err && !j->compact_nomem)
-        reserve_ready_room_locked(j);
-    if (!err && j->compact_nomem) {
-        err = ENOMEM;
-        what = "the rewrite buffer cannot grow";
-    }
-    if (!err && j->broken) {
-        err = EROFS;
-        what = "the journal is read-only";
-    }
-    if (!err && j->compact_abort) {
-        err = ECANCELED;
-        what = "the server is stopping";
-    }
+    if (!err)
+        err = ready_locked(j, &what);
     if (err) {
         pthread_mutex_unlock(&j->lock);
         compact_failed(j, fd, err, what);
