@@ -130,11 +130,11 @@ static int guard_lines(char *buf, size_t cap)
         atomic_load(&log_source_suppressed));
 }
 
-size_t stats_format(char *buf, size_t cap, const struct store *st,
-                    size_t entries, const struct store_lock_figures *lock,
-                    long own_commands)
+/* The server's own lines: its mode, its connections and its options. */
+static int server_lines(char *buf, size_t cap, const struct store *st,
+                        size_t entries, long own_commands)
 {
-    int n = snprintf(buf, cap,
+    return snprintf(buf, cap,
         "mode %s\n"
         "version %s\n"
         "uptime_seconds %ld\n"
@@ -182,22 +182,16 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         atomic_load(&srv.clients_write_timeout),
         atomic_load(&srv.accept_fd_exhausted), srv.auth_required,
         atomic_load(&srv.auth_failures));
-    if (n < 0 || (size_t)n >= cap)
-        return 0;
-    int g = guard_lines(buf + n, cap - (size_t)n);
-    if (g < 0 || (size_t)g >= cap - (size_t)n)
-        return 0;
-    n += g;
-    if (lock) {
-        int m = lock_lines(buf + n, cap - (size_t)n, lock);
-        if (m < 0 || (size_t)m >= cap - (size_t)n)
-            return 0;
-        n += m;
-    }
+}
+
+/* The journal's lines ("journal off" and zeros without one). */
+static int journal_lines(char *buf, size_t cap, const struct store *st)
+{
     struct journal_figures jf = { .fsync = JOURNAL_FSYNC_EVERYSEC };
+
     if (st->journal)
         journal_figures(st->journal, &jf);
-    int k = snprintf(buf + n, cap - (size_t)n,
+    return snprintf(buf, cap,
         "journal %s\n"
         "fsync %s\n"
         "journal_records %llu\n"
@@ -228,12 +222,21 @@ size_t stats_format(char *buf, size_t cap, const struct store *st,
         (unsigned long long)jf.async_waits,
         (unsigned long long)jf.size, (unsigned long long)jf.live_bytes,
         (unsigned long long)jf.compactions, jf.compacting);
-    if (k < 0 || (size_t)k >= cap - (size_t)n)
-        return 0;
-    n += k;
-    size_t len = (size_t)n;
+}
+
+size_t stats_format(char *buf, size_t cap, const struct store *st,
+                    size_t entries, const struct store_lock_figures *lock,
+                    long own_commands)
+{
+    size_t len = 0;
     struct metrics_snapshot ms;
-    if (metrics_snapshot(&ms) || metrics_lines(buf, cap, &len, &ms))
+
+    if (append(cap, &len, server_lines(buf, cap, st, entries,
+                                       own_commands)) ||
+        append(cap, &len, guard_lines(buf + len, cap - len)) ||
+        (lock && append(cap, &len, lock_lines(buf + len, cap - len, lock))) ||
+        append(cap, &len, journal_lines(buf + len, cap - len, st)) ||
+        metrics_snapshot(&ms) || metrics_lines(buf, cap, &len, &ms))
         return 0;
     if (append(cap, &len, snprintf(buf + len, cap - len,
                "trace %d\ntrace_events %llu\ntrace_events_dropped %llu\n",
