@@ -259,17 +259,26 @@ model_digest() {
     echo "${d%% *}"
 }
 
+# entry_line NAME SSN AGE: PRINT's line, "%-30s -- %11s %4d" with NAME
+# padded to 30 UTF-8 characters (common/entry.c): printf pads bytes here
+# (LC_ALL=C), so it is given the continuation bytes on top.
+entry_line() {
+    local name=$1 ascii
+    ascii=${name//[$'\x80'-$'\xbf']/}
+    printf '%-*s -- %11s %4d\n' $((30 + ${#name} - ${#ascii})) "$name" "$2" "$3"
+}
+
 # PRINT's whole reply.
 model_print() {
     local last first age ssn
     echo "$HEAD_LINE"
     model_dump | while read -r last first age ssn; do
-        printf '%-30s -- %11s %4d\n' "$last, $first" "$ssn" "$age"
+        entry_line "$last, $first" "$ssn" "$age"
     done
     echo "$TAIL_LINE"
 }
 
 # FIND's reply line for one entry.
 print_line() {     # FIRST LAST AGE SSN
-    printf '%-30s -- %11s %4d\n' "$2, $1" "$4" "$((10#$3))"
+    entry_line "$2, $1" "$4" "$((10#$3))"
 }
