@@ -301,6 +301,52 @@ if start_server buffered --password-file "$PWFILE"; then
         "^1:ssn-cli: COUNT got an error reply \\(the server wants a password"
 fi
 
+# ---- a broken server (tests/lib/fakesrv.py) ---------------------------------
+
+# start_fake MODE: the fake on a port of its own, stopped by PID at exit
+# (stop_fakes); FAKE_PORT, or 1.
+FAKE_PIDS=()
+stop_fakes() { (( ${#FAKE_PIDS[@]} )) && kill "${FAKE_PIDS[@]}" 2>/dev/null; true; }
+srv_on_exit stop_fakes
+start_fake() {
+    local i line
+    python3 tests/lib/fakesrv.py "$1" 30 >"$TEST_TMP/fake-$1" 2>/dev/null &
+    FAKE_PIDS+=($!)
+    for ((i = 0; i < 100; i++)); do
+        line=$(head -n 1 "$TEST_TMP/fake-$1" 2>/dev/null)
+        [[ $line == PORT\ * ]] && { FAKE_PORT=${line#PORT }; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+
+if ! command -v python3 >/dev/null 2>&1; then
+    ok "# SKIP python3 is not installed: no broken server to test against"
+elif ! start_fake extra; then
+    not_ok "tests/lib/fakesrv.py starts"
+else
+    printf 'COUNT\nCOUNT\nCOUNT\n' >"$TEST_TMP/counts"
+    run_in "$TEST_TMP/counts" -p "$FAKE_PORT" --timeout 5
+    expect_match "a reply with a line too many: the next request says so, exit 1" \
+        "$RC:$OUT:$ERR" "^1:3:ssn-cli: 127\\.0\\.0\\.1:$FAKE_PORT: the server sent lines no request asked for\$"
+    start_fake hello
+    run -p "$FAKE_PORT" --timeout 5 COUNT
+    expect_eq "a reply of no shape (hello to COUNT): printed, exit 1" \
+        "$RC:$OUT" "1:hello"
+    run -p "$FAKE_PORT" --timeout 5 --latency --count 3
+    expect_match "--latency: a reply that is no count, exit 1" "$RC:$ERR" \
+        "^1:ssn-cli: COUNT got a reply that is no count"
+    start_fake escape
+    run -p "$FAKE_PORT" --timeout 5 FIND a b
+    expect_eq "escapes in a reply reach no terminal: C0, C1 and lone bytes as ?" \
+        "$RC:$OUT" "1:Error: ?]0;pwned??[2J??31m?1mred?[0m Zo"$'\xc3\xab'
+    timeout 20 "$BIN/ssn-bench" -p "$FAKE_PORT" -c 1 -P 1 -n 5 --keys 5 \
+        >"$TEST_TMP/bench" 2>&1
+    expect_eq "ssn-bench's first error reply: no escape either" \
+        "$(grep -a '^first error reply' "$TEST_TMP/bench")" \
+        "first error reply: Error: ?]0;pwned??[2J??31m?1mred?[0m Zo"$'\xc3\xab'
+fi
+
 # ---- the prompt, in a terminal tmux drives ----------------------------------
 
 if ! command -v tmux >/dev/null 2>&1; then

@@ -118,8 +118,8 @@ long bench_unexpected(const struct bench_dialect *d, enum bench_op op,
                       size_t errlen);
 
 /* Copies n bytes of s into out (cap bytes) as something safe to print:
- * control bytes become '?', and "..." ends what does not fit. Returns
- * out. */
+ * control bytes and what is not UTF-8 become '?' (termsafe.h), and "..."
+ * ends what does not fit. Returns out. */
 const char *bench_show(const char *s, size_t n, char *out, size_t cap);
 
 /* ---- the report (bench_report.c) ---------------------------------------- */

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "bench_conn_int.h"
+#include "termsafe.h"
 #include "timeutil.h"
 
 /* Records the first failure of w, stops its loop and tells every other
@@ -228,8 +229,8 @@ static int conn_account(struct bench_conn *c, const struct bench_req *rq,
     if (r->kind == BK_ERROR) {
         size_t n = r->text_len < BENCH_LASTERR - 1 ? r->text_len
                                                    : BENCH_LASTERR - 1;
-        memcpy(c->last_err, r->text, n);
-        c->last_err[n] = '\0';
+        /* Printed in the report: no terminal escape gets through. */
+        c->last_err[term_safe(r->text, n, c->last_err)] = '\0';
         if (!w->first_error[0])
             snprintf(w->first_error, sizeof(w->first_error), "%s",
                      c->last_err);
@@ -320,7 +321,9 @@ void bench_conn_read_cb(evutil_socket_t fd, short what, void *arg)
     long used = conn_replies(c, buf, len, now);
     if (used < 0 || conn_keep_part(c, buf + used, len - (size_t)used))
         return;
-    c->last_rx_ns = w->last_rx_ns = now;
+    if (used > 0)               /* a whole reply: a server that drips
+                                   bytes does not hold the hang clock */
+        c->last_rx_ns = w->last_rx_ns = now;
     atomic_store_explicit(&w->progress, w->counts.replies,
                           memory_order_relaxed);
     if (w->deadline_ns && now >= w->deadline_ns)

@@ -9,6 +9,7 @@
 #include "bench.h"
 #include "proto.h"
 #include "replykind.h"
+#include "termsafe.h"
 
 #define SSN_AGE  30                     /* every person's age */
 #define SSN_SSN  "123-45-6789"          /* and SSN */
@@ -87,9 +88,8 @@ const char *bench_show(const char *s, size_t n, char *out, size_t cap)
     size_t room = cap - 1, i;
     if (n > room)
         room = room > 3 ? room - 3 : 0;
-    for (i = 0; i < n && i < room; i++)
-        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-    if (i < n)
+    i = term_safe(s, n < room ? n : room, out);
+    if (n > room)
         for (; i < cap - 1; i++)
             out[i] = '.';
     out[i] = '\0';

@@ -56,6 +56,8 @@ static int mc_value_line_ok(uint64_t key, const char *line, size_t len)
     if (n < 4 || strcmp(tok[0], "VALUE") != 0 || strcmp(tok[1], k) != 0)
         return 0;
     char *end;
+    if (tok[3][0] < '0' || tok[3][0] > '9')
+        return 0;                       /* strtoul would take "-N" */
     unsigned long bytes = strtoul(tok[3], &end, 10);
     return *end == '\0' && bytes == BENCH_VALUE_LEN;
 }

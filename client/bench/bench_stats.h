@@ -17,6 +17,7 @@
 struct bench_stats {
     char mode[16];
     uint64_t acquisitions, contended, wait_us, hold_us;
+    int bad;                    /* one of those was no count */
 };
 
 /* Connects to p->host:p->port, sends AUTH when p->password is set, reads

@@ -159,6 +159,9 @@ struct cli_reply {
     int error;                  /* the reply was an "Error: " line */
     int kind;                   /* enum replykind */
     int auth_required;          /* it was "Error: authentication required" */
+    int malformed;              /* a line of it had the wrong shape for its
+                                   request (frame.h): counted as an error */
+    uint64_t ns;                /* from the request sent to its reply's end */
 };
 
 void cli_conn_init(struct cli_conn *k, const struct cli_opts *o,
@@ -172,9 +175,10 @@ int cli_conn_open(struct cli_conn *k);
  * dropped) and prints its reply's lines to out (NULL: nowhere), control
  * bytes shown as '?'. Connects first if need be. Returns 0 with *r filled
  * in; 1 for a blank line, which is not sent (the server would not answer);
- * -1 when the connection failed (k->err says why; it is closed, and the
- * next request connects again). After QUIT's reply the connection is
- * closed, as the server closes it. */
+ * -1 when the connection failed, or the server had sent lines no request
+ * asked for, which would have been read as this one's reply (k->err says
+ * why; it is closed, and the next request connects again). After QUIT's
+ * reply the connection is closed, as the server closes it. */
 int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
                      FILE *out, struct cli_reply *r);
 

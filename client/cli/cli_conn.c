@@ -8,12 +8,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <openssl/crypto.h>
 #include "cli.h"
 #include "net.h"
 #include "pipeline.h"
 #include "proto.h"
 #include "replykind.h"
+#include "termsafe.h"
+#include "timeutil.h"
 
 void cli_conn_init(struct cli_conn *k, const struct cli_opts *o,
                    const char *password)
@@ -57,8 +60,8 @@ struct printer {
 };
 
 /* Prints one reply line. Names and replies never hold control bytes from
- * a sound server, but a broken one could move a terminal's cursor: those
- * become '?'. Other bytes pass, so UTF-8 names print as they are. */
+ * a sound server, but a broken one could move a terminal's cursor: those,
+ * and bytes that are not UTF-8, become '?' (termsafe.h). */
 static void print_line(void *arg, const char *line, size_t len)
 {
     struct printer *p = arg;
@@ -68,11 +71,26 @@ static void print_line(void *arg, const char *line, size_t len)
                            memcmp(line, PL_AUTH_REQUIRED, len) == 0;
     if (!p->out)
         return;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)line[i];
-        putc(ch < 0x20 || ch == 0x7f ? '?' : ch, p->out);
-    }
+    term_fwrite(p->out, line, len);
     putc('\n', p->out);
+}
+
+/* Lines the server sent before this request was: a broken server's, or
+ * more lines than the last reply had, which would pass for this one's
+ * reply and shift every later answer by one. Then the connection is
+ * closed, -1 with k->err saying why. */
+static int unasked(struct cli_conn *k)
+{
+    char b;
+
+    if (lr_pending(&k->c.lr) == 0 &&
+        recv(k->c.fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+        return 0;                       /* nothing, or the close to come */
+    snprintf(k->err, sizeof(k->err), "%s:%s: the server sent lines no "
+             "request asked for", k->host, k->port);
+    ctl_abandon(&k->c);
+    k->open = 0;
+    return -1;
 }
 
 int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
@@ -101,11 +119,15 @@ int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
     }
     if (!k->open && cli_conn_open(k) < 0)
         return -1;
+    if (unasked(k))
+        return -1;
     memcpy(req, line, len);
     req[len] = '\n';
     k->c.hint = k->hint;
     k->c.hint_ms = k->hint ? CLI_HINT_MS : 0;
+    uint64_t t0 = time_now_ns();
     int rc = ctl_request(&k->c, req, len + 1, r->cmd, &f, print_line, &p);
+    r->ns = time_now_ns() - t0;
     OPENSSL_cleanse(req, len + 1);
     if (out)
         fflush(out);
@@ -116,7 +138,8 @@ int cli_conn_request(struct cli_conn *k, const char *line, size_t len,
         k->open = 0;
         return -1;
     }
-    r->error = f.error;
+    r->malformed = f.bad > 0;
+    r->error = f.error || r->malformed;
     r->kind = f.kind;
     r->auth_required = p.auth_required;
     if (r->cmd == PROTO_QUIT) {         /* the server closes after Bye */

@@ -58,7 +58,6 @@ int cli_run_latency(const struct cli_opts *o, const char *password)
             cli_nap(interval);
         if (cli_stopped())
             break;
-        uint64_t t0 = time_now_ns();
         if (cli_conn_request(&k, "COUNT", 5, NULL, &r) < 0) {
             fprintf(stderr, "%s%s: %s\n", tty && h.count ? "\n" : "",
                     CLI_NAME, k.err);
@@ -66,14 +65,16 @@ int cli_run_latency(const struct cli_opts *o, const char *password)
         }
         uint64_t t1 = time_now_ns();
         if (r.error) {
-            fprintf(stderr, "%s%s: COUNT got an error reply%s\n",
-                    tty && h.count ? "\n" : "", CLI_NAME, r.auth_required
+            fprintf(stderr, "%s%s: COUNT got %s%s\n",
+                    tty && h.count ? "\n" : "", CLI_NAME, r.malformed
+                    ? "a reply that is no count" : "an error reply",
+                    r.auth_required
                     ? " (the server wants a password: --password-file FILE"
                       " or SSN_PASSWORD)" : "");
             status = 1;
             break;
         }
-        hist_record(&h, t1 - t0);
+        hist_record(&h, r.ns);          /* the request's own time */
         if (tty && t1 - drawn >= CLI_LAT_REDRAW_NS) {
             fputs("\r\033[K", stdout);      /* back to the line's start */
             print_summary(stdout, &h);

@@ -2,6 +2,7 @@
  * takes from a STATS block, and its line made from two samples' differences.
  * Pure: the samples come from cli_stat.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +40,10 @@ void cli_stats_take(struct cli_stats *s, const char *line)
         char *end;
         if (*v < '0' || *v > '9')
             return;
+        errno = 0;
         uint64_t x = strtoull(v, &end, 10);
-        if (*end)
-            return;
+        if (*end || errno == ERANGE)
+            return;                     /* shown as "-": no count */
         memcpy((char *)s + fields[i].off, &x, sizeof(x));
         s->have |= fields[i].bit;
         return;

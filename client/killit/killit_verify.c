@@ -34,9 +34,11 @@ static void reason(struct killit *k, const char *fmt, ...)
     va_end(ap);
 }
 
+/* One control request's time limit: --hang, and never past --timeout. */
 static int ctl_timeout_ms(const struct killit *k)
 {
-    double s = k->hang_s > 0 ? k->hang_s : k->timeout_s;
+    double s = k->hang_s > 0 && k->hang_s < k->timeout_s ? k->hang_s
+                                                         : k->timeout_s;
     return s > 0 ? (int)(s * 1000) : 10000;
 }
 
@@ -79,11 +81,11 @@ int ki_check_start(struct killit *k)
         snprintf(k->start_note, sizeof(k->start_note), "%.190s", c.err);
         return -2;
     }
-    if (ctl_query(&c, "COUNT", reply, sizeof(reply))) {
+    if ((rc = ctl_query(&c, "COUNT", reply, sizeof(reply)))) {
         snprintf(k->start_note, sizeof(k->start_note), "COUNT failed: %.150s",
                  c.err);
         ctl_abandon(&c);
-        return 0;
+        return rc == -ETIMEDOUT ? -2 : 0;   /* not answering: no run */
     } else if (strcmp(reply, PL_AUTH_REQUIRED) == 0) {
         snprintf(k->start_note, sizeof(k->start_note), "the server requires "
                  "a password: it answered '%s' (give --password-file FILE)",

@@ -101,7 +101,7 @@ struct pl_result {
     uint64_t errors;            /* replies that were "Error: ..." */
     uint64_t kinds[RK_KINDS];   /* replies by kind (replykind.h): the
                                    errors split into not found, exists and
-                                   real errors */
+                                   real errors; a malformed one in none */
     uint64_t bad;               /* replies of the wrong shape, or unasked for */
     uint64_t bytes_out, bytes_in;
     uint64_t inflight_max;      /* most requests unanswered at once */

@@ -14,6 +14,7 @@
 #include "hist.h"
 #include "linereader.h"
 #include "net.h"
+#include "termsafe.h"
 #include "pipeline.h"
 #include "pipeline_int.h"
 #include "timeutil.h"
@@ -51,8 +52,10 @@ static void reply_done(struct pl *p, const struct framer *f,
     hist_record(p->lat, now > s->t_ns ? now - s->t_ns : 0);
     p->r->replies++;
     p->r->errors += f->error;
-    p->r->kinds[f->kind]++;
-    p->r->bad += (f->bad || toolong);
+    if (f->bad || toolong)
+        p->r->bad++;                    /* malformed: no kind of answer */
+    else
+        p->r->kinds[f->kind]++;
     pthread_mutex_lock(&p->mu);
     p->tail++;
     p->end_ns = now;
@@ -102,7 +105,7 @@ static void reader_lines(struct pl *p, struct reader *rd)
         }
         rd->toolong |= st == LR_TOOLONG;
         if (p->o->echo) {
-            fwrite(line, 1, len, p->o->echo);
+            term_fwrite(p->o->echo, line, len);  /* no terminal escapes */
             putc('\n', p->o->echo);
         }
         if (!frame_line(&rd->f, line, len))

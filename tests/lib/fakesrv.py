@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""fakesrv.py -- a broken ssnserver for the clients' tests: it listens on
+127.0.0.1 (port 0), prints "PORT n" and answers every request line the
+way MODE says, for at most LIFE seconds (default 20), then exits.
+
+  extra   COUNT gets "3" and an extra "7": one line more than asked for
+  hello   every request gets "hello", a reply of no shape
+  escape  every request gets an error reply full of terminal escapes
+          (C0, an OSC title, C1 CSI in UTF-8, a lone 8-bit CSI)
+
+  tests/lib/fakesrv.py MODE [LIFE]
+"""
+import socket
+import sys
+import threading
+import time
+
+ESCAPES = (b"Error: \x1b]0;pwned\x07\x1b[2J\xc2\x9b31m\x9b1mred\x1b[0m"
+           b" Zo\xc3\xab")
+
+
+def answer(mode, line):
+    if mode == "extra":
+        return b"3\n7\n"
+    if mode == "hello":
+        return b"hello\n"
+    return ESCAPES + b"\n"
+
+
+def serve(conn, mode):
+    buf = b""
+    with conn:
+        while True:
+            try:
+                data = conn.recv(4096)
+            except OSError:
+                return
+            if not data:
+                return
+            buf += data
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                if line.strip().upper() in (b"QUIT", b"DONE"):
+                    conn.sendall(b"Bye\n")
+                    return
+                conn.sendall(answer(mode, line))
+
+
+def main():
+    mode = sys.argv[1]
+    life = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    print("PORT", srv.getsockname()[1], flush=True)
+    srv.settimeout(0.2)
+    end = time.time() + life
+    while time.time() < end:
+        try:
+            conn, _ = srv.accept()
+        except socket.timeout:
+            continue
+        threading.Thread(target=serve, args=(conn, mode), daemon=True).start()
+
+
+main()
