@@ -24,6 +24,31 @@ int entry_name_ok(const char *s, size_t len)
     return 1;
 }
 
+int entry_name_has_c1(const char *s, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++)
+        if ((unsigned char)s[i] == 0xC2 && (unsigned char)s[i + 1] >= 0x80 &&
+            (unsigned char)s[i + 1] <= 0x9F)
+            return 1;
+    return 0;
+}
+
+const char *entry_name_shown(const char *name, char *buf)
+{
+    size_t len = strnlen(name, ENTRY_NAME_MAX);
+
+    if (!entry_name_has_c1(name, len))
+        return name;
+    memcpy(buf, name, len);
+    buf[len] = '\0';
+    for (size_t i = 0; i + 1 < len; i++)
+        if ((unsigned char)buf[i] == 0xC2 &&
+            (unsigned char)buf[i + 1] >= 0x80 &&
+            (unsigned char)buf[i + 1] <= 0x9F)
+            buf[i] = buf[i + 1] = '?';
+    return buf;
+}
+
 int entry_age_parse(const char *s, size_t len, int *age)
 {
     int v = 0;

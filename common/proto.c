@@ -93,6 +93,11 @@ static enum proto_cmd bad_command(struct proto_req *req, const struct token *t)
         unsigned char c = (unsigned char)t->s[i];
         word[i] = (c < ' ' || c == 0x7f || c >= 0xfe) ? '?' : (char)c;
     }
+    for (size_t i = 0; i + 1 < n; i++)          /* C1 controls in UTF-8 */
+        if ((unsigned char)word[i] == 0xC2 &&
+            (unsigned char)word[i + 1] >= 0x80 &&
+            (unsigned char)word[i + 1] <= 0x9F)
+            word[i] = word[i + 1] = '?';
     word[n] = '\0';
     snprintf(req->err, sizeof(req->err), "Error: Bad command: %s%s",
              word, t->len > n ? "..." : "");
@@ -184,6 +189,15 @@ enum proto_cmd proto_parse(const char *line, size_t len,
                              "no spaces or control characters");
     }
     if (commands[i].nargs == 4) {
+        /* What ADD stores, PRINT shows to every client: no C1 control
+         * (its UTF-8 form) a terminal would act on. FIND and DELETE take
+         * any name a journal may hold. */
+        if (entry_name_has_c1(tok[1].s, tok[1].len))
+            return fail(req, "bad first name: 1 to 63 bytes, "
+                             "no spaces or control characters");
+        if (entry_name_has_c1(tok[2].s, tok[2].len))
+            return fail(req, "bad last name: 1 to 63 bytes, "
+                             "no spaces or control characters");
         if (!entry_age_parse(tok[3].s, tok[3].len, &e->age))
             return fail(req, "bad age: a whole number from 0 to 150");
         if (!entry_ssn_ok(tok[4].s, tok[4].len))

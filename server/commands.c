@@ -84,6 +84,17 @@ static void cmd_add(struct session *s)
                      s->req->last);
 }
 
+/* "Error: FIRST LAST not found": FIND and DELETE take a name with a C1
+ * control (a journal may hold one), which the reply shows as '?'. */
+static void reply_not_found(struct session *s)
+{
+    char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
+
+    reply_printf(s, "Error: %s %s not found\n",
+                 entry_name_shown(s->req->first, first),
+                 entry_name_shown(s->req->last, last));
+}
+
 static void cmd_delete(struct session *s)
 {
     struct store_mutation m = { .op = STORE_DELETE, .key = req_key(s) };
@@ -99,7 +110,7 @@ static void cmd_delete(struct session *s)
             s->journal_seq = m.seq;
         reply_ok(s);
     } else if (!journal_refused(s, rc)) {
-        reply_printf(s, "Error: %s %s not found\n", s->req->first, s->req->last);
+        reply_not_found(s);
     }
 }
 
@@ -119,7 +130,7 @@ static void cmd_find(struct session *s)
     if (n)
         reply_put(s, line, n);
     else
-        reply_printf(s, "Error: %s %s not found\n", s->req->first, s->req->last);
+        reply_not_found(s);
 }
 
 struct digest_walk {

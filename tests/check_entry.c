@@ -38,6 +38,22 @@ static size_t line_of(int print, const char *first, const char *last,
 
 /* ---- names ------------------------------------------------------------ */
 
+/* C1 controls in UTF-8: found, and shown as '?' (the name itself when
+ * there is none); other UTF-8 (U+00A0 on) is not one. */
+START_TEST(test_entry_name_c1)
+{
+    char buf[ENTRY_NAME_MAX + 1];
+    const char *plain = "Zo\xc3\xab\xc2\xa0";
+
+    ck_assert_int_eq(entry_name_has_c1("a\xc2\x9b" "2J", 5), 1);
+    ck_assert_int_eq(entry_name_has_c1("\xc2\x80", 2), 1);
+    ck_assert_int_eq(entry_name_has_c1(plain, strlen(plain)), 0);
+    ck_assert_int_eq(entry_name_has_c1("a\xc2", 2), 0);  /* cut short */
+    ck_assert_ptr_eq(entry_name_shown(plain, buf), plain);
+    ck_assert_str_eq(entry_name_shown("a\xc2\x9b" "b\xc2\x9f", buf), "a??b??");
+}
+END_TEST
+
 START_TEST(test_entry_name_plain)
 {
     ck_assert_int_eq(NAME_OK("a"), 1);
@@ -395,6 +411,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_cmp_first_name_breaks_tie);
     tcase_add_test(core, test_entry_cmp_bytewise);
     tcase_add_test(core, test_entry_cmp_ignores_age_and_ssn);
+    tcase_add_test(core, test_entry_name_c1);
     tcase_add_test(core, test_entry_format_print_exact);
     tcase_add_test(core, test_entry_format_print_pads_utf8_characters);
     tcase_add_test(core, test_entry_format_any_int_as_printf);

@@ -402,6 +402,25 @@ START_TEST(test_session_quit_before_auth)
 }
 END_TEST
 
+/* A C1 control in UTF-8 (0xC2 0x9B: CSI) would reach every client that
+ * PRINTs: ADD refuses it; FIND takes it (a journal may hold one) and its
+ * "not found" shows it as '?', as does "Bad command". */
+START_TEST(test_session_c1_names)
+{
+    ck_assert_str_eq(talk("ADD a\xc2\x9b" "2J b 3 123-45-6789\n"),
+                     "Error: bad first name: 1 to 63 bytes, no spaces or "
+                     "control characters\n");
+    ck_assert_str_eq(talk("ADD a b\xc2\x85 3 123-45-6789\n"),
+                     "Error: bad last name: 1 to 63 bytes, no spaces or "
+                     "control characters\n");
+    ck_assert_str_eq(talk("ADD Zo\xc3\xab b 3 123-45-6789\n"), "OK\n");
+    ck_assert_str_eq(talk("FIND a\xc2\x9b" "2J b\n"),
+                     "Error: a??2J b not found\n");
+    ck_assert_str_eq(talk("X\xc2\x9b\n"), "Error: Bad command: X??\n");
+    ck_assert_str_eq(talk("COUNT\n"), "1\n");
+}
+END_TEST
+
 /* What telnet sends at Ctrl-C comes out of the request and is answered
  * (IAC WONT TIMING-MARK), and the next request is served. */
 START_TEST(test_session_telnet_ctrl_c)
@@ -447,6 +466,7 @@ static Suite *session_suite(void)
 
     tcase_add_checked_fixture(errors, setup_fine, teardown);
     tcase_add_test(errors, test_session_send_failure_ends_session);
+    tcase_add_test(errors, test_session_c1_names);
 #ifndef SSN_SANITIZED         /* the test's own comment says why */
     tcase_add_test(errors, test_session_out_of_memory_is_one_reply);
 #endif
