@@ -340,6 +340,15 @@ else
     run -p "$FAKE_PORT" --timeout 5 FIND a b
     expect_eq "escapes in a reply reach no terminal: C0, C1 and lone bytes as ?" \
         "$RC:$OUT" "1:Error: ?]0;pwned??[2J??31m?1mred?[0m Zo"$'\xc3\xab'
+    start_fake drip
+    t0=$(now)
+    run_in "$TEST_TMP/counts" -p "$FAKE_PORT" --pipe --timeout 2
+    took=$(elapsed_ms "$t0")
+    expect_match "--pipe --timeout 2: a reply that drips in ends it, exit 1" \
+        "$RC:$ERR" "^1:.*server hung: no reply for 2\\.[0-9] s"
+    check "... after 2 s, not held off by the drip ($took ms)" \
+        test "$took" -lt 4000
+    start_fake escape
     timeout 20 "$BIN/ssn-bench" -p "$FAKE_PORT" -c 1 -P 1 -n 5 --keys 5 \
         >"$TEST_TMP/bench" 2>&1
     expect_eq "ssn-bench's first error reply: no escape either" \

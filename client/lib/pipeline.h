@@ -75,8 +75,8 @@ struct pl_opts {
     int rcvbuf;                 /* SO_RCVBUF; 0: PL_RATE_RCVBUF under rate */
     int mss;                    /* TCP_MAXSEG; 0: PL_RATE_MSS under rate */
     double timeout_s;           /* whole session; 0: none */
-    double hang_s;              /* fail after this long without a byte while
-                                   replies are due; 0: never */
+    double hang_s;              /* fail after this long without a whole
+                                   reply while replies are due; 0: never */
     struct pl_progress *progress;   /* may be NULL */
     atomic_int *stop;           /* set from outside to give up; may be NULL */
 };

@@ -45,8 +45,8 @@ static void rate_wait(struct pl *p, uint64_t *vt, uint64_t n)
 }
 
 /* One complete reply: latency, counters, and its slot freed. */
-static void reply_done(struct pl *p, const struct framer *f,
-                       const struct slot *s, int toolong)
+static uint64_t reply_done(struct pl *p, const struct framer *f,
+                           const struct slot *s, int toolong)
 {
     uint64_t now = time_now_ns();
     hist_record(p->lat, now > s->t_ns ? now - s->t_ns : 0);
@@ -64,6 +64,7 @@ static void reply_done(struct pl *p, const struct framer *f,
     if (p->o->progress)
         atomic_fetch_add_explicit(&p->o->progress->replies, 1,
                                   memory_order_relaxed);
+    return now;
 }
 
 /* The reader thread's own state. */
@@ -73,6 +74,9 @@ struct reader {
     int toolong;                /* its reply had an over-long line */
     uint64_t vt;                /* rate_wait's virtual clock */
     uint64_t last_rx;           /* when the last byte came in */
+    uint64_t last_reply;        /* when the last whole reply did: the hang
+                                   watch's, which bytes dripping in one at
+                                   a time do not hold off */
     uint64_t hang_ns;           /* o->hang_s; 0: no hang watch */
 };
 
@@ -110,7 +114,7 @@ static void reader_lines(struct pl *p, struct reader *rd)
         }
         if (!frame_line(&rd->f, line, len))
             continue;
-        reply_done(p, &rd->f, &rd->cur, rd->toolong);
+        rd->last_reply = reply_done(p, &rd->f, &rd->cur, rd->toolong);
         if (rd->f.error && len == strlen(PL_AUTH_REQUIRED) &&
             memcmp(line, PL_AUTH_REQUIRED, len) == 0) {
             /* Every request after it would get the same: say why now. */
@@ -159,9 +163,9 @@ static int reader_should_stop(struct pl *p, const struct reader *rd)
                     (unsigned long long)due);
         return 1;
     }
-    uint64_t quiet_since = oldest > rd->last_rx ? oldest : rd->last_rx;
+    uint64_t quiet_since = oldest > rd->last_reply ? oldest : rd->last_reply;
     if (rd->hang_ns && due && now > quiet_since + rd->hang_ns) {
-        pl_fail_set(p, PL_ERR_HUNG, "server hung: nothing received for "
+        pl_fail_set(p, PL_ERR_HUNG, "server hung: no reply for "
                     "%.1f s with %llu replies outstanding",
                     time_ns_to_s(now - quiet_since), (unsigned long long)due);
         return 1;
@@ -207,7 +211,7 @@ void *pl_reader_main(void *arg)
 {
     struct pl *p = arg;
     struct reader rd = {
-        .vt = time_now_ns(), .last_rx = p->t_start,
+        .vt = time_now_ns(), .last_rx = p->t_start, .last_reply = p->t_start,
         .hang_ns = time_s_to_ns(p->o->hang_s),
     };
 

@@ -7,6 +7,8 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
   hello   every request gets "hello", a reply of no shape
   escape  every request gets an error reply full of terminal escapes
           (C0, an OSC title, C1 CSI in UTF-8, a lone 8-bit CSI)
+  drip    the first request gets "1" and then a digit every 0.2 s, a
+          reply that never ends
 
   tests/lib/fakesrv.py MODE [LIFE]
 """
@@ -27,6 +29,15 @@ def answer(mode, line):
     return ESCAPES + b"\n"
 
 
+def drip(conn):
+    try:
+        while True:
+            conn.sendall(b"1")
+            time.sleep(0.2)
+    except OSError:
+        pass
+
+
 def serve(conn, mode):
     buf = b""
     with conn:
@@ -42,6 +53,9 @@ def serve(conn, mode):
                 line, buf = buf.split(b"\n", 1)
                 if line.strip().upper() in (b"QUIT", b"DONE"):
                     conn.sendall(b"Bye\n")
+                    return
+                if mode == "drip":
+                    drip(conn)
                     return
                 conn.sendall(answer(mode, line))
 
