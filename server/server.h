@@ -94,10 +94,10 @@ struct event;
 
 struct conn {
     int fd;
+    uint32_t source;            /* its address's slot (conns.c) */
     char peer[SSN_PEER_MAX];    /* the client's address, for the log */
     struct session *session;
     uint64_t born;              /* time_now_ns() when registered */
-    uint32_t source;            /* its address's slot (conns.c) */
     atomic_size_t held;         /* reply bytes held for it (budget.h) */
     atomic_int authed;          /* AUTH succeeded, or none is needed */
     atomic_int dropped;         /* an enum conn_dropped */
@@ -112,6 +112,7 @@ struct conn {
     int lingering;              /* counted in connections_lingering (after
                                    QUIT, or dropped and uncounted); the
                                    same */
+    int is_socket;              /* the thread driver's: may hold replies */
     struct event *wake;         /* an event loop's timer that a drop
                                    activates (set while an AUTH answer
                                    waits, conns_set_wake); under
@@ -121,7 +122,6 @@ struct conn {
      * connection, its session thread's; NULL before, and for --stdin.
      * Whether the journal still holds some: journal_reply_held. */
     struct journal_reply *reply;
-    int is_socket;              /* the thread driver's: may hold replies */
 };
 
 struct server {
