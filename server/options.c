@@ -68,6 +68,8 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         probe a silent peer after this long, so one that\n"
 "                         vanished is found and freed (default %d; 0: off)\n"
 "      --unprotected      allow listening beyond loopback with no password\n"
+"      --core-dumps       allow a core file if the server crashes (it holds\n"
+"                         every name and SSN; by default the limit is 0)\n"
 "      --io MODEL         threads (default: a thread per connection, the\n"
 "                         model the lessons are about) or events (worker\n"
 "                         threads with an event loop each, memcached's)\n"
@@ -202,7 +204,7 @@ enum {
     OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER, OPT_SCHED,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
     OPT_METRICS, OPT_TRACE, OPT_TRACE_FILE, OPT_MAXOUT_TOTAL, OPT_GRACE,
-    OPT_MAXUNAUTH, OPT_KEEPALIVE,
+    OPT_MAXUNAUTH, OPT_KEEPALIVE, OPT_COREDUMPS,
 };
 
 static const struct option longopts[] = {
@@ -218,6 +220,7 @@ static const struct option longopts[] = {
     { "write-timeout", required_argument, NULL, OPT_WTIMEOUT },
     { "password-file", required_argument, NULL, OPT_PASSFILE },
     { "unprotected",   no_argument,       NULL, OPT_UNPROTECTED },
+    { "core-dumps",    no_argument,       NULL, OPT_COREDUMPS },
     { "io",            required_argument, NULL, OPT_IO },
     { "workers",       required_argument, NULL, OPT_WORKERS },
     { "batch",         required_argument, NULL, OPT_BATCH },
@@ -314,6 +317,7 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_LOGFILE: opt->log_file = optarg; break;
     case OPT_PASSFILE: opt->password_file = optarg; break;
     case OPT_UNPROTECTED: opt->unprotected = 1; break;
+    case OPT_COREDUMPS: opt->core_dumps = 1; break;
     case OPT_UNFAIR: opt->lock_order = STORE_LOCK_UNFAIR; break;
     case OPT_LOCKORDER:
         opt->lock_order = store_lock_order_parse(optarg);

@@ -55,6 +55,7 @@ struct options {
     const char *log_file;       /* NULL: stderr */
     const char *password_file;  /* NULL: no AUTH needed */
     int unprotected;            /* listen beyond loopback with no password */
+    int core_dumps;             /* keep the inherited core file limit */
     int io_events;              /* --io events: the event-driven driver */
     int workers;                /* --workers for --io events */
     int batch;                  /* --batch: requests per store-lock hold */

@@ -446,6 +446,38 @@ case_file_size_limit() {
     expect_eq "file-size limit: a clean exit" "$STOP_RC" 0
 }
 
+# A core file would hold every name and SSN: started where the shell
+# allows one (prlimit), the server sets its own limit to 0; with
+# --core-dumps it keeps what it was given.
+case_core_limit() {
+    local soft hard
+    if ! command -v prlimit >/dev/null; then
+        ok "core limit: SKIP (no prlimit)"
+        return
+    fi
+    hard=$(ulimit -H -c)
+    soft=$([[ $hard == unlimited ]] && echo unlimited || echo "$hard")
+    for opt in "" --core-dumps; do
+        if ! srv_start "$TEST_TMP/core.out" "$TEST_TMP/core.err" 5 \
+                prlimit --core="$soft:$hard" "$BIN/ssnserver-buffered" -p 0 \
+                $opt; then
+            not_ok "core limit ${opt:-default}: the server starts"
+            continue
+        fi
+        local got
+        got=$(awk '/^Max core file size/ { print $5 ":" $6 }' \
+              "/proc/$SRV_PID/limits")
+        if [[ -z $opt ]]; then
+            expect_eq "core limit: 0 whatever the shell allows ($soft:$hard)" \
+                "$got" "0:0"
+        else
+            expect_eq "core limit --core-dumps: kept as given" \
+                "$got" "$soft:$hard"
+        fi
+        stop_server "$SRV_PID"
+    done
+}
+
 # STATS RESET zeroes the counters STATS shows, not the log's last line:
 # "stopped after 0 connections" after a RESET was a false account.
 case_reset_then_stop() {
@@ -537,7 +569,7 @@ case_sched_refused() {
 CASES=(case_help_version case_bad_options case_ports case_signals
        case_signal_at_ready case_file_size_limit case_log_file case_sigpipe
        case_stdin case_reset_then_stop case_sched case_sched_refused
-       case_one_at_a_time case_fine_concurrent)
+       case_one_at_a_time case_fine_concurrent case_core_limit)
 (($# == 0)) || CASES=("$@")
 for c in "${CASES[@]}"; do
     t0=$(now)
