@@ -1,5 +1,6 @@
-/* econn.c -- one connection of the event-driven driver (econn.h): the
- * read, write and linger callbacks, and the send hooks its session calls.
+/* econn.c -- one connection of the event-driven driver (econn.h): its
+ * socket event, the read and write callbacks, and what it waits for next
+ * (its end and linger are econn_end.c's, its send hooks econn_send.c's).
  *
  * Reads answer every complete request; the batch's replies go out with one
  * send. What the socket does not take waits in c->q, reading stops until it
@@ -9,7 +10,6 @@
  * yet durable wait in c->q too (hold_seq) until the worker's commit after
  * the pass (econn_on_committed), or the journal's round, wakes the
  * connection (econn_on_journal): the worker never waits for the journal.
- * The send hooks themselves are econn_send.c's.
  */
 #include <assert.h>
 #include <errno.h>
@@ -102,7 +102,7 @@ static void on_socket(evutil_socket_t fd, short what, void *arg);
 /* A connection reads or waits to write, never both: its one socket event
  * is set for what it waits for now, and added (an epoll_ctl) only when
  * that changes. Never while it is added: event_assign's rule. */
-static void watch(struct econn *c, short what, const struct timeval *tv)
+void econn_watch(struct econn *c, short what, const struct timeval *tv)
 {
     assert(!c->reading && !c->writing);
     event_assign(c->ev, event_get_base(c->ev), c->conn.fd,
@@ -120,10 +120,10 @@ static void read_on(struct econn *c)
     struct timeval tv;
 
     if (!c->reading && !c->writing)
-        watch(c, EV_READ, timeout_of(srv.opt.idle_timeout_s, &tv));
+        econn_watch(c, EV_READ, timeout_of(srv.opt.idle_timeout_s, &tv));
 }
 
-static void read_off(struct econn *c)
+void econn_read_off(struct econn *c)
 {
     if (c->reading)
         event_del(c->ev);
@@ -135,93 +135,16 @@ static void write_on(struct econn *c)
 {
     struct timeval tv;
 
-    read_off(c);
+    econn_read_off(c);
     if (!c->writing)
-        watch(c, EV_WRITE, timeout_of(srv.opt.write_timeout_s, &tv));
+        econn_watch(c, EV_WRITE, timeout_of(srv.opt.write_timeout_s, &tv));
 }
 
-static void write_off(struct econn *c)
+void econn_write_off(struct econn *c)
 {
     if (c->writing)
         event_del(c->ev);
     c->writing = 0;
-}
-
-/* ---- ending --------------------------------------------------------------- */
-
-static void end_session(struct econn *c)
-{
-    if (c->state == ECONN_PARKED) {
-        if (store_lock_cancel(&srv.store, &c->park->waiter)) {
-            session_begin_adopt(c->conn.session, &c->park->waiter);
-            session_end(c->conn.session);
-        }
-    } else if (c->state == ECONN_OPEN && c->conn.session) {
-        session_end(c->conn.session);
-    } else if (c->state == ECONN_OPEN) {
-        session_end_parked(&srv.store, &c->keep);
-    }
-}
-
-/* The session is over (once; later calls change nothing): why is noted
- * and the policy may admit the next one. The connection stays registered
- * until econn_close. 1 when it may linger (linger asked, and fewer than
- * srv.linger_max do). */
-static int session_over(struct econn *c, int idle, int begin_error,
-                        int linger)
-{
-    if (c->conn.over)
-        return c->conn.lingering &&
-               atomic_load(&c->conn.dropped) == CONN_KEPT;
-    conns_note_end(&c->conn, idle, begin_error);
-    return conns_session_over(&c->conn, linger);
-}
-
-void econn_close(struct econn *c)
-{
-    struct journal *j = srv.store.journal;
-
-    end_session(c);
-    session_over(c, c->idle, c->begin_error, 0);
-    if (c->ev)
-        event_free(c->ev);
-    econn_drop_wakes(c, j);
-    outq_clear(&c->q);
-    session_free(c->conn.session);
-    conns_unregister(&c->conn);         /* before the close (conns.c) */
-    close(c->conn.fd);
-    events_round_forget(c);
-    events_hold_forget(c);
-    events_forget(c);
-    free(c);
-}
-
-/* After QUIT (or an output limit): every reply due is sent first, then the
- * server shuts its side and drains input for a while (see threads.c's
- * linger_drain for why), without holding the worker; closed at once when
- * srv.linger_max connections linger already. */
-static void begin_linger(struct econn *c)
-{
-    struct timeval tv = { .tv_sec = SSN_LINGER_MS / 1000,
-                          .tv_usec = (SSN_LINGER_MS % 1000) * 1000 };
-
-    if (!session_over(c, 0, 0, 1)) {
-        econn_close(c);
-        return;
-    }
-    c->state = ECONN_LINGER;
-    c->linger_until = time_now_ns() + SSN_LINGER_MS * TIME_NS_PER_MS;
-    shutdown(c->conn.fd, SHUT_WR);
-    read_off(c);
-    write_off(c);
-    watch(c, EV_READ, &tv);
-}
-
-static void begin_closing(struct econn *c)
-{
-    end_session(c);                     /* coarse: the lock goes on now */
-    c->state = ECONN_CLOSING;
-    read_off(c);
 }
 
 /* ---- what comes next ------------------------------------------------------ */
@@ -257,7 +180,7 @@ static int more_after(struct econn *c, const struct timeval *tv)
         econn_close(c);                 /* it could never go on */
         return -1;
     }
-    read_off(c);
+    econn_read_off(c);
     event_add(c->more, tv);
     return 0;
 }
@@ -302,15 +225,15 @@ void econn_settle(struct econn *c, int more)
         return;
     }
     if (s->ending && c->state != ECONN_CLOSING)
-        begin_closing(c);
+        econn_begin_closing(c);
     if (c->q.bytes) {                   /* on_write comes back */
-        read_off(c);
+        econn_read_off(c);
         write_on(c);
         return;
     }
-    write_off(c);
+    econn_write_off(c);
     if (c->state == ECONN_CLOSING) {
-        begin_linger(c);
+        econn_begin_linger(c);
     } else if (session_waiting(s) == SESSION_WAITS_COMPACT &&
                econn_need_jwait(c)) {
         econn_close(c);                 /* it could never be answered */
@@ -319,7 +242,7 @@ void econn_settle(struct econn *c, int more)
                                           s->compact_gen) == -EAGAIN) {
         return;                         /* econn_on_journal comes back */
     } else if (session_waiting(s) == SESSION_WAITS_ADMISSION) {
-        read_off(c);                    /* econn_on_granted comes back */
+        econn_read_off(c);                    /* econn_on_granted comes back */
     } else if (session_waiting(s) == SESSION_WAITS_TIMER) {
         wait_timer(c);
     } else if (more || session_waiting(s) != SESSION_RUNS) {
@@ -361,17 +284,6 @@ int econn_input_left(const struct econn *c)
 
 /* ---- the callbacks -------------------------------------------------------- */
 
-static void on_linger(struct econn *c, short what)
-{
-    char junk[4096];
-
-    if (!(what & EV_TIMEOUT) &&
-        recv(c->conn.fd, junk, sizeof(junk), MSG_DONTWAIT) > 0 &&
-        time_now_ns() < c->linger_until)
-        return;
-    econn_close(c);
-}
-
 void econn_on_more(evutil_socket_t fd, short what, void *arg)
 {
     struct econn *c = arg;
@@ -394,14 +306,14 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
     size_t room;
 
     if (c->state == ECONN_LINGER) {
-        on_linger(c, what);
+        econn_on_linger(c, what);
         return;
     }
     if (c->round_pp)
         return;                         /* its round comes first */
     if (c->hold_seq || c->q.bytes ||    /* more, or a timeout, while */
         (s && session_waiting(s) != SESSION_RUNS)) {    /* replies or a */
-        read_off(c);                    /* request wait: settle reads on */
+        econn_read_off(c);                    /* request wait: settle reads on */
         return;
     }
     if (what & EV_TIMEOUT) {
@@ -444,7 +356,7 @@ static void on_write(evutil_socket_t fd, short what, void *arg)
         return;
     }
     if (c->hold_seq) {                  /* cannot be: nothing is written */
-        write_off(c);                   /* while held (settle) */
+        econn_write_off(c);                   /* while held (settle) */
         return;
     }
     ssize_t n = outq_send(&c->q, fd);

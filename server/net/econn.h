@@ -110,8 +110,20 @@ void econn_on_journal(evutil_socket_t fd, short what, void *arg);
 /* econn.c: whether c's session has complete requests buffered. */
 int econn_input_left(const struct econn *c);
 
-/* On w's thread: ends the session, drops the connection, frees c. */
+/* econn_end.c, on w's thread. close: ends the session, drops the
+ * connection, frees c. begin_closing: QUIT answered, its replies still
+ * due. begin_linger: they have gone; drains input (on_linger: a read or
+ * its time-out) or closes at once when srv.linger_max linger already. */
 void econn_close(struct econn *c);
+void econn_begin_closing(struct econn *c);
+void econn_begin_linger(struct econn *c);
+void econn_on_linger(struct econn *c, short what);
+
+/* econn.c: the one socket event set for reading or writing (watch; never
+ * both), and taken off. */
+void econn_watch(struct econn *c, short what, const struct timeval *tv);
+void econn_read_off(struct econn *c);
+void econn_write_off(struct econn *c);
 
 /* events.c: c's replies wait for journal record c->hold_seq: c's worker
  * asks for it once its pass over the ready connections ends, then runs
