@@ -24,13 +24,26 @@ int entry_name_ok(const char *s, size_t len)
     return 1;
 }
 
+/* Whether s[i] and s[i + 1] (of n bytes) are a C1 control in UTF-8. */
+static int c1_at(const char *s, size_t i, size_t n)
+{
+    return i + 1 < n && (unsigned char)s[i] == 0xC2 &&
+           (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9F;
+}
+
 int entry_name_has_c1(const char *s, size_t len)
 {
     for (size_t i = 0; i + 1 < len; i++)
-        if ((unsigned char)s[i] == 0xC2 && (unsigned char)s[i + 1] >= 0x80 &&
-            (unsigned char)s[i + 1] <= 0x9F)
+        if (c1_at(s, i, len))
             return 1;
     return 0;
+}
+
+void entry_c1_mask(char *s, size_t n)
+{
+    for (size_t i = 0; i + 1 < n; i++)
+        if (c1_at(s, i, n))
+            s[i] = s[i + 1] = '?';
 }
 
 const char *entry_name_shown(const char *name, char *buf)
@@ -41,11 +54,7 @@ const char *entry_name_shown(const char *name, char *buf)
         return name;
     memcpy(buf, name, len);
     buf[len] = '\0';
-    for (size_t i = 0; i + 1 < len; i++)
-        if ((unsigned char)buf[i] == 0xC2 &&
-            (unsigned char)buf[i + 1] >= 0x80 &&
-            (unsigned char)buf[i + 1] <= 0x9F)
-            buf[i] = buf[i + 1] = '?';
+    entry_c1_mask(buf, len);
     return buf;
 }
 

@@ -58,6 +58,8 @@ int entry_name_ok(const char *s, size_t len);
  * which a terminal would act on: ADD refuses it (proto.c); a name in a
  * journal may hold one, so replay, FIND and DELETE take it. */
 int entry_name_has_c1(const char *s, size_t len);
+/* Each C1 control's two bytes in s[0..n) become '?', in place. */
+void entry_c1_mask(char *s, size_t n);
 /* name (NUL-terminated) as an error reply may echo it: itself, or its copy
  * in buf (ENTRY_NAME_MAX + 1 bytes) with each C1 control's bytes as '?'. */
 const char *entry_name_shown(const char *name, char *buf);

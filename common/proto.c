@@ -93,11 +93,7 @@ static enum proto_cmd bad_command(struct proto_req *req, const struct token *t)
         unsigned char c = (unsigned char)t->s[i];
         word[i] = (c < ' ' || c == 0x7f || c >= 0xfe) ? '?' : (char)c;
     }
-    for (size_t i = 0; i + 1 < n; i++)          /* C1 controls in UTF-8 */
-        if ((unsigned char)word[i] == 0xC2 &&
-            (unsigned char)word[i + 1] >= 0x80 &&
-            (unsigned char)word[i + 1] <= 0x9F)
-            word[i] = word[i + 1] = '?';
+    entry_c1_mask(word, n);                     /* C1 controls in UTF-8 */
     word[n] = '\0';
     snprintf(req->err, sizeof(req->err), "Error: Bad command: %s%s",
              word, t->len > n ? "..." : "");
