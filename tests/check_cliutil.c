@@ -30,6 +30,15 @@ START_TEST(test_cli_parsers)
     ck_assert_int_ne(cli_parse_u64("1001", 1000, &v), 0);
     ck_assert_int_ne(cli_parse_u64("2k", 1000, &v), 0);
 
+    /* A STATS count: what a broken server may send is no count. */
+    ck_assert_int_eq(cli_parse_count("18446744073709551615", &v), 0);
+    ck_assert_uint_eq(v, UINT64_MAX);
+    ck_assert_int_ne(cli_parse_count("18446744073709551616", &v), 0);
+    ck_assert_int_ne(cli_parse_count("-1", &v), 0);
+    ck_assert_int_ne(cli_parse_count("1e308", &v), 0);
+    ck_assert_int_ne(cli_parse_count("12k", &v), 0);
+    ck_assert_int_ne(cli_parse_count("", &v), 0);
+
     ck_assert_int_eq(cli_parse_shard("1/4", &k, &n), 0);
     ck_assert_uint_eq(k, 1);
     ck_assert_uint_eq(n, 4);

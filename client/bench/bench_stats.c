@@ -7,26 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_stats.h"
+#include "cliutil.h"
 #include "ctl.h"
-
-/* A STATS figure: decimal digits only, below 2^64. 0, or -1. */
-static int count_of(const char *s, uint64_t *out)
-{
-    uint64_t v = 0;
-
-    if (*s < '0' || *s > '9')
-        return -1;
-    for (; *s >= '0' && *s <= '9'; s++) {
-        uint64_t d = (uint64_t)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -1;
-        v = v * 10 + d;
-    }
-    if (*s)
-        return -1;
-    *out = v;
-    return 0;
-}
 
 static void stats_line(void *arg, const char *line)
 {
@@ -48,7 +30,7 @@ static void stats_line(void *arg, const char *line)
     }
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
         if (strlen(f[i].name) == n && strncmp(line, f[i].name, n) == 0 &&
-            count_of(sp + 1, (uint64_t *)((char *)s + f[i].off)))
+            cli_parse_count(sp + 1, (uint64_t *)((char *)s + f[i].off)))
             s->bad = 1;         /* "-1", "1e308", past 2^64, junk after */
 }
 

@@ -2,7 +2,6 @@
  * takes from a STATS block, and its line made from two samples' differences.
  * Pure: the samples come from cli_stat.c.
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +35,8 @@ void cli_stats_take(struct cli_stats *s, const char *line)
         if (strlen(fields[i].name) != n ||
             memcmp(line, fields[i].name, n) != 0)
             continue;
-        const char *v = line + n + 1;
-        char *end;
-        if (*v < '0' || *v > '9')
-            return;
-        errno = 0;
-        uint64_t x = strtoull(v, &end, 10);
-        if (*end || errno == ERANGE)
+        uint64_t x;
+        if (cli_parse_count(line + n + 1, &x))
             return;                     /* shown as "-": no count */
         memcpy((char *)s + fields[i].off, &x, sizeof(x));
         s->have |= fields[i].bit;

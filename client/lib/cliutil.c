@@ -12,19 +12,40 @@
 #define STR_(x) #x              /* a macro's value as a string literal */
 #define STR(x)  STR_(x)
 
-int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+/* The decimal digits at s's start (at least one, below 2^64) into *v:
+ * how many, or 0. */
+static size_t digits(const char *s, uint64_t *v)
 {
-    uint64_t v = 0, mult = 1;
     size_t i = 0;
 
-    if (!s || s[0] < '0' || s[0] > '9')
-        return -EINVAL;
-    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+    *v = 0;
+    for (; s && s[i] >= '0' && s[i] <= '9'; i++) {
         uint64_t d = (uint64_t)(s[i] - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return -EINVAL;
-        v = v * 10 + d;
+        if (*v > (UINT64_MAX - d) / 10)
+            return 0;
+        *v = *v * 10 + d;
     }
+    return i;
+}
+
+int cli_parse_count(const char *s, uint64_t *out)
+{
+    uint64_t v;
+    size_t i = digits(s, &v);
+
+    if (i == 0 || s[i] != '\0')
+        return -EINVAL;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+    uint64_t v, mult = 1;
+    size_t i = digits(s, &v);
+
+    if (i == 0)
+        return -EINVAL;
     if (s[i] == 'k' || s[i] == 'K')
         mult = 1000, i++;
     else if (s[i] == 'm' || s[i] == 'M')

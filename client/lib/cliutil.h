@@ -31,6 +31,10 @@
  * sign, at most max. Returns 0, or -EINVAL with *out unchanged. */
 int cli_parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/* A count as a server prints one (STATS): decimal digits only, below
+ * 2^64, nothing after them. Returns 0, or -EINVAL with *out unchanged. */
+int cli_parse_count(const char *s, uint64_t *out);
+
 /* A non-negative decimal number of seconds (e.g. "2.5") up to
  * CLI_SECONDS_MAX. Returns 0 or -EINVAL. */
 int cli_parse_seconds(const char *s, double *out);
