@@ -456,7 +456,11 @@ case_core_limit() {
         return
     fi
     hard=$(ulimit -H -c)
-    soft=$([[ $hard == unlimited ]] && echo unlimited || echo "$hard")
+    if [[ $hard == 0 ]]; then           # 0:0 would pass without the code
+        ok "core limit: SKIP (the hard core limit is 0 here)"
+        return
+    fi
+    soft=$hard
     for opt in "" --core-dumps; do
         if ! srv_start "$TEST_TMP/core.out" "$TEST_TMP/core.err" 5 \
                 prlimit --core="$soft:$hard" "$BIN/ssnserver-buffered" -p 0 \
