@@ -147,6 +147,20 @@ if start_server fine; then
     stop_server "$SRV_PID"
 fi
 
+# Frozen before kill_it starts: its first COUNT, bounded by --hang, gets
+# no answer, and the run fails before any client starts (kill_it(1)).
+if start_server fine; then
+    srv_signal STOP "$SRV_PID"
+    t0=$(now)
+    out=$(timeout 30 "$KI" --hang 2 --timeout 30 127.0.0.1 "$SRV_PORT" 400 4 2>&1)
+    rc=$? took=$(elapsed_ms "$t0")
+    srv_signal CONT "$SRV_PID"
+    expect_match "kill_it on a server frozen from the start: FAILED before the run" \
+        "$rc $(tail -1 <<<"$out")" "^1 FAILED: COUNT failed: no reply within 2\\.0 s\$"
+    check "... after --hang, not --timeout ($took ms)" [ "$took" -lt 5000 ]
+    stop_server "$SRV_PID"
+fi
+
 # Nothing listening at all.
 out=$("$KI" 127.0.0.1 1 10 2 2>&1); rc=$?
 expect_match "kill_it with no server: FAILED, status 1" "$rc $out" '^1 .*FAILED: cannot reach'
