@@ -5,6 +5,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "entry.h"
+#include "utf8.h"
 
 _Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
 _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
@@ -24,37 +25,43 @@ int entry_name_ok(const char *s, size_t len)
     return 1;
 }
 
-/* Whether s[i] and s[i + 1] (of n bytes) are a C1 control in UTF-8. */
-static int c1_at(const char *s, size_t i, size_t n)
+/* How many bytes at s[i..n) are a run entry_name_unsafe takes: past a
+ * printable ASCII byte at once, else utf8_shown_len's answer. */
+static size_t shown_at(const char *s, size_t i, size_t n)
 {
-    return i + 1 < n && (unsigned char)s[i] == 0xC2 &&
-           (unsigned char)s[i + 1] >= 0x80 && (unsigned char)s[i + 1] <= 0x9F;
+    const unsigned char *u = (const unsigned char *)s + i;
+
+    if (*u >= 0x20 && *u < 0x7F)
+        return 1;
+    return utf8_shown_len(u, n - i);
 }
 
-int entry_name_has_c1(const char *s, size_t len)
+int entry_name_unsafe(const char *s, size_t len)
 {
-    for (size_t i = 0; i + 1 < len; i++)
-        if (c1_at(s, i, len))
+    for (size_t i = 0, k; i < len; i += k)
+        if ((k = shown_at(s, i, len)) == 0)
             return 1;
     return 0;
 }
 
-void entry_c1_mask(char *s, size_t n)
+void entry_unsafe_mask(char *s, size_t n)
 {
-    for (size_t i = 0; i + 1 < n; i++)
-        if (c1_at(s, i, n))
-            s[i] = s[i + 1] = '?';
+    for (size_t i = 0, k; i < n; i += k)
+        if ((k = shown_at(s, i, n)) == 0) {
+            s[i] = '?';
+            k = 1;
+        }
 }
 
 const char *entry_name_shown(const char *name, char *buf)
 {
     size_t len = strnlen(name, ENTRY_NAME_MAX);
 
-    if (!entry_name_has_c1(name, len))
+    if (!entry_name_unsafe(name, len))
         return name;
     memcpy(buf, name, len);
     buf[len] = '\0';
-    entry_c1_mask(buf, len);
+    entry_unsafe_mask(buf, len);
     return buf;
 }
 

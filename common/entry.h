@@ -54,14 +54,17 @@ struct entry {
  * 0xFE or 0xFF (other bytes >= 0x80 are allowed, so UTF-8 names work). An age is 1..3 decimal digits
  * with a value 0..150. An SSN is exactly DDD-DD-DDDD. */
 int entry_name_ok(const char *s, size_t len);
-/* 1 when the name holds a C1 control in UTF-8 (0xC2 then 0x80..0x9F),
- * which a terminal would act on: ADD refuses it (proto.c); a name in a
- * journal may hold one, so replay, FIND and DELETE take it. */
-int entry_name_has_c1(const char *s, size_t len);
-/* Each C1 control's two bytes in s[0..n) become '?', in place. */
-void entry_c1_mask(char *s, size_t n);
+/* 1 when the name holds a byte a terminal could act on: a C1 control in
+ * UTF-8 (0xC2 then 0x80..0x9F), or a byte that is not part of well-formed
+ * UTF-8 (a lone 0x9B is an 8-bit CSI to some terminals). ADD refuses it
+ * (proto.c); a name in an older journal may hold one, so replay, FIND
+ * and DELETE take it. */
+int entry_name_unsafe(const char *s, size_t len);
+/* Each byte of s[0..n) entry_name_unsafe would object to becomes '?', in
+ * place (a C1 control's two bytes are two '?'). */
+void entry_unsafe_mask(char *s, size_t n);
 /* name (NUL-terminated) as an error reply may echo it: itself, or its copy
- * in buf (ENTRY_NAME_MAX + 1 bytes) with each C1 control's bytes as '?'. */
+ * in buf (ENTRY_NAME_MAX + 1 bytes) masked by entry_unsafe_mask. */
 const char *entry_name_shown(const char *name, char *buf);
 int entry_age_parse(const char *s, size_t len, int *age);
 int entry_ssn_ok(const char *s, size_t len);

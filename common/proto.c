@@ -93,7 +93,7 @@ static enum proto_cmd bad_command(struct proto_req *req, const struct token *t)
         unsigned char c = (unsigned char)t->s[i];
         word[i] = (c < ' ' || c == 0x7f || c >= 0xfe) ? '?' : (char)c;
     }
-    entry_c1_mask(word, n);                     /* C1 controls in UTF-8 */
+    entry_unsafe_mask(word, n);         /* C1 and bytes not UTF-8 */
     word[n] = '\0';
     snprintf(req->err, sizeof(req->err), "Error: Bad command: %s%s",
              word, t->len > n ? "..." : "");
@@ -185,15 +185,15 @@ enum proto_cmd proto_parse(const char *line, size_t len,
                              "no spaces or control characters");
     }
     if (commands[i].nargs == 4) {
-        /* What ADD stores, PRINT shows to every client: no C1 control
-         * (its UTF-8 form) a terminal would act on. FIND and DELETE take
-         * any name a journal may hold. */
-        if (entry_name_has_c1(tok[1].s, tok[1].len))
-            return fail(req, "bad first name: 1 to 63 bytes, "
-                             "no spaces or control characters");
-        if (entry_name_has_c1(tok[2].s, tok[2].len))
-            return fail(req, "bad last name: 1 to 63 bytes, "
-                             "no spaces or control characters");
+        /* What ADD stores, PRINT shows to every client: well-formed
+         * UTF-8 with no C1 control, nothing a terminal would act on. FIND
+         * and DELETE take any name an older journal may hold. */
+        if (entry_name_unsafe(tok[1].s, tok[1].len))
+            return fail(req, "bad first name: UTF-8 text only, "
+                             "no control characters");
+        if (entry_name_unsafe(tok[2].s, tok[2].len))
+            return fail(req, "bad last name: UTF-8 text only, "
+                             "no control characters");
         if (!entry_age_parse(tok[3].s, tok[3].len, &e->age))
             return fail(req, "bad age: a whole number from 0 to 150");
         if (!entry_ssn_ok(tok[4].s, tok[4].len))

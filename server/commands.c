@@ -102,8 +102,8 @@ static void reply_not_found(struct session *s)
 {
     const char *first = s->req->first, *last = s->req->last;
 
-    if (entry_name_has_c1(first, strlen(first)) ||
-        entry_name_has_c1(last, strlen(last)))
+    if (entry_name_unsafe(first, strlen(first)) ||
+        entry_name_unsafe(last, strlen(last)))
         reply_not_found_shown(s);
     else
         reply_printf(s, "Error: %s %s not found\n", first, last);

@@ -38,19 +38,29 @@ static size_t line_of(int print, const char *first, const char *last,
 
 /* ---- names ------------------------------------------------------------ */
 
-/* C1 controls in UTF-8: found, and shown as '?' (the name itself when
- * there is none); other UTF-8 (U+00A0 on) is not one. */
-START_TEST(test_entry_name_c1)
+/* What a terminal could act on: C1 controls in UTF-8 and bytes outside
+ * well-formed UTF-8 (a lone 0x9B, Latin-1, a cut or overlong sequence, a
+ * surrogate) are found and shown as '?', a byte each; other UTF-8 (U+00A0
+ * on, up to U+10FFFF) is not, and the name is shown as it is. */
+START_TEST(test_entry_name_unsafe)
 {
     char buf[ENTRY_NAME_MAX + 1];
-    const char *plain = "Zo\xc3\xab\xc2\xa0";
+    const char *plain = "Zo\xc3\xab\xc2\xa0\xe2\x82\xac\xf0\x9f\x98\x80";
 
-    ck_assert_int_eq(entry_name_has_c1("a\xc2\x9b" "2J", 5), 1);
-    ck_assert_int_eq(entry_name_has_c1("\xc2\x80", 2), 1);
-    ck_assert_int_eq(entry_name_has_c1(plain, strlen(plain)), 0);
-    ck_assert_int_eq(entry_name_has_c1("a\xc2", 2), 0);  /* cut short */
+    ck_assert_int_eq(entry_name_unsafe("a\xc2\x9b" "2J", 5), 1);
+    ck_assert_int_eq(entry_name_unsafe("\xc2\x80", 2), 1);
+    ck_assert_int_eq(entry_name_unsafe(plain, strlen(plain)), 0);
+    ck_assert_int_eq(entry_name_unsafe("a\xc2", 2), 1);      /* cut short */
+    ck_assert_int_eq(entry_name_unsafe("a\x9b" "2J", 4), 1); /* 8-bit CSI */
+    ck_assert_int_eq(entry_name_unsafe("Zo\xeb", 3), 1);     /* Latin-1 */
+    ck_assert_int_eq(entry_name_unsafe("\xc0\xaf", 2), 1);   /* overlong */
+    ck_assert_int_eq(entry_name_unsafe("\xed\xa0\x80", 3), 1); /* surrogate */
+    ck_assert_int_eq(entry_name_unsafe("\xf4\x90\x80\x80", 4), 1);
+    ck_assert_int_eq(entry_name_unsafe("a\x1b", 2), 1);
     ck_assert_ptr_eq(entry_name_shown(plain, buf), plain);
     ck_assert_str_eq(entry_name_shown("a\xc2\x9b" "b\xc2\x9f", buf), "a??b??");
+    ck_assert_str_eq(entry_name_shown("x\x9b" "1m\xeb\xc3\xab", buf),
+                     "x?1m?\xc3\xab");
 }
 END_TEST
 
@@ -411,7 +421,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_cmp_first_name_breaks_tie);
     tcase_add_test(core, test_entry_cmp_bytewise);
     tcase_add_test(core, test_entry_cmp_ignores_age_and_ssn);
-    tcase_add_test(core, test_entry_name_c1);
+    tcase_add_test(core, test_entry_name_unsafe);
     tcase_add_test(core, test_entry_format_print_exact);
     tcase_add_test(core, test_entry_format_print_pads_utf8_characters);
     tcase_add_test(core, test_entry_format_any_int_as_printf);

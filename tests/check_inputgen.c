@@ -356,6 +356,11 @@ START_TEST(test_names_parse)
     ck_assert_int_eq(names_parse(&nl, bad, strlen(bad), err, sizeof(err)),
                      -EINVAL);
     ck_assert_ptr_nonnull(strstr(err, "line 2"));
+    /* A name the server's ADD would refuse: Latin-1, not UTF-8. */
+    const char latin1[] = "Zo\xc3\xab\nZo\xeb\n";
+    ck_assert_int_eq(names_parse(&nl, latin1, strlen(latin1), err,
+                                 sizeof(err)), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err, "line 2"));
     ck_assert_int_eq(names_parse(&nl, "# only\n\n", 8, err, sizeof(err)),
                      -EINVAL);
     ck_assert_int_eq(names_load(&nl, "/nonexistent/names", err, sizeof(err)),

@@ -402,21 +402,31 @@ START_TEST(test_session_quit_before_auth)
 }
 END_TEST
 
-/* A C1 control in UTF-8 (0xC2 0x9B: CSI) would reach every client that
- * PRINTs: ADD refuses it; FIND takes it (a journal may hold one) and its
- * "not found" shows it as '?', as does "Bad command". */
+/* A C1 control in UTF-8 (0xC2 0x9B: CSI) or a lone 0x9B (the 8-bit CSI)
+ * would reach every client that PRINTs: ADD refuses them and any byte
+ * outside UTF-8; FIND and DELETE take them (an older journal may hold
+ * one) and their "not found" shows them as '?', as does "Bad command". */
 START_TEST(test_session_c1_names)
 {
     ck_assert_str_eq(talk("ADD a\xc2\x9b" "2J b 3 123-45-6789\n"),
-                     "Error: bad first name: 1 to 63 bytes, no spaces or "
-                     "control characters\n");
+                     "Error: bad first name: UTF-8 text only, no control "
+                     "characters\n");
     ck_assert_str_eq(talk("ADD a b\xc2\x85 3 123-45-6789\n"),
-                     "Error: bad last name: 1 to 63 bytes, no spaces or "
-                     "control characters\n");
+                     "Error: bad last name: UTF-8 text only, no control "
+                     "characters\n");
+    ck_assert_str_eq(talk("ADD a\x9b" "2J b 3 123-45-6789\n"),
+                     "Error: bad first name: UTF-8 text only, no control "
+                     "characters\n");
+    ck_assert_str_eq(talk("ADD a Zo\xeb 3 123-45-6789\n"),
+                     "Error: bad last name: UTF-8 text only, no control "
+                     "characters\n");
     ck_assert_str_eq(talk("ADD Zo\xc3\xab b 3 123-45-6789\n"), "OK\n");
     ck_assert_str_eq(talk("FIND a\xc2\x9b" "2J b\n"),
                      "Error: a??2J b not found\n");
+    ck_assert_str_eq(talk("DELETE a\x9b" "2J Zo\xeb\n"),
+                     "Error: a?2J Zo? not found\n");
     ck_assert_str_eq(talk("X\xc2\x9b\n"), "Error: Bad command: X??\n");
+    ck_assert_str_eq(talk("X\x9b" "1m\n"), "Error: Bad command: X?1m\n");
     ck_assert_str_eq(talk("COUNT\n"), "1\n");
 }
 END_TEST

@@ -101,9 +101,9 @@ int names_parse(struct namelist *nl, const char *text, size_t len,
             n--;
         p[n] = '\0';
         if (n > 0 && p[0] != '#') {
-            if (!entry_name_ok(p, n)) {
+            if (!entry_name_ok(p, n) || entry_name_unsafe(p, n)) {
                 snprintf(err, errlen, "line %zu: not a valid name (1-%d "
-                         "bytes, no spaces or control characters)",
+                         "bytes of UTF-8, no spaces or control characters)",
                          lineno, ENTRY_NAME_MAX);
                 names_free(nl);
                 return -EINVAL;

@@ -27,13 +27,13 @@ FUZZ_SAN     := -fsanitize=fuzzer,address,undefined \
 REPLAY_SAN   := -fsanitize=address,undefined -fno-sanitize-recover=all
 
 # The code under each target, besides tests/fuzz/fuzz_TARGET.c.
-fuzz_code_proto      := common/proto.c common/entry.c
+fuzz_code_proto      := common/proto.c common/entry.c common/utf8.c
 fuzz_code_linereader := common/linereader.c
 fuzz_code_telnet     := common/telnet.c
 fuzz_code_http       := server/net/metrics_head.c
 fuzz_code_jrec       := tests/fuzz/fuzz_jrec_check.c \
                         server/journal/journal_rec.c common/crc32c.c \
-                        common/entry.c
+                        common/entry.c common/utf8.c
 # The session's whole request path (fuzz_session*.c): the server/ files a
 # session reaches, with no socket (not net/), no start-up (not main.c,
 # options.c, journal_open.c, journal_replay.c) and the buffered row of the
@@ -55,7 +55,7 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
     common/bufpool.c common/crc32c.c common/digest.c common/entry.c \
     common/fdio.c common/hist.c common/linereader.c common/outbuf.c \
     common/proto.c common/rbtree.c common/rbtree_check.c \
-    common/rbtree_dot.c common/telnet.c
+    common/rbtree_dot.c common/telnet.c common/utf8.c
 # What each links besides: entry_free wipes the SSN with OPENSSL_cleanse.
 fuzz_libs_proto      := -lcrypto
 fuzz_libs_jrec       := -lcrypto

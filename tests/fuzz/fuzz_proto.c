@@ -7,10 +7,11 @@
  *     same result (no hidden state);
  *   - a blank result means the line held nothing but spaces and tabs;
  *   - an error reply starts with "Error: ", fits PROTO_ERR_MAX, and holds no
- *     control byte, DEL, 0xFE or 0xFF: it goes back to a terminal as is;
- *   - ADD's fields are all valid (names pass entry_name_ok, the age is
- *     0..150, the SSN passes entry_ssn_ok), and DELETE's and FIND's names
- *     pass entry_name_ok;
+ *     control byte, DEL, 0xFE, 0xFF or byte outside well-formed UTF-8: it
+ *     goes back to a terminal as is;
+ *   - ADD's fields are all valid (names pass entry_name_ok and are UTF-8
+ *     text, not entry_name_unsafe; the age is 0..150, the SSN passes
+ *     entry_ssn_ok), and DELETE's and FIND's names pass entry_name_ok;
  *   - AUTH's secret is one non-empty word inside the line;
  *   - TREE's depth is 1..PROTO_TREE_MAX_DEPTH.
  */
@@ -40,6 +41,8 @@ static void check_error(const struct proto_req *req)
         FUZZ_CHECK(c >= ' ' && c != 0x7f && c < 0xfe,
                    "error reply holds no control byte, DEL, 0xFE or 0xFF");
     }
+    FUZZ_CHECK(!entry_name_unsafe(req->err, n),
+               "error reply is UTF-8 text, no C1 control");
 }
 
 /* A NUL-terminated name field of struct person. */
@@ -58,6 +61,9 @@ static void check_entry(enum proto_cmd cmd, const struct person *e)
     check_name(e->last, sizeof(e->last));
     if (cmd != PROTO_ADD)
         return;
+    FUZZ_CHECK(!entry_name_unsafe(e->first, strlen(e->first)) &&
+               !entry_name_unsafe(e->last, strlen(e->last)),
+               "ADD's names are UTF-8 text, no C1 control");
     FUZZ_CHECK(e->age >= 0 && e->age <= ENTRY_AGE_MAX, "ADD's age is 0..150");
     size_t n = strnlen(e->ssn, sizeof(e->ssn));
     FUZZ_CHECK(n == ENTRY_SSN_LEN && entry_ssn_ok(e->ssn, n),

@@ -1,0 +1,42 @@
+/* utf8.c -- well-formed, printable UTF-8 (utf8.h). */
+#include "utf8.h"
+
+size_t utf8_seq_ok(const unsigned char *s, size_t n)
+{
+    unsigned char c = s[0];
+    size_t len;
+    unsigned char lo = 0x80, hi = 0xBF;     /* the second byte's range */
+
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (n < len || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    if (c == 0xC2 && s[1] <= 0x9F)
+        return 0;                       /* U+0080..U+009F: C1 controls */
+    return len;
+}
+
+size_t utf8_shown_len(const unsigned char *s, size_t n)
+{
+    if (s[0] < 0x80)
+        return s[0] >= 0x20 && s[0] != 0x7F;
+    return utf8_seq_ok(s, n);
+}

@@ -1,0 +1,21 @@
+/* utf8.h -- which bytes a terminal shows as text: well-formed UTF-8 that
+ * is not a control. The server checks names with it (ADD refuses the
+ * rest, error replies mask it) and the clients filter what a server sends
+ * (client/lib/termsafe.c). Pure: no I/O, no allocation.
+ */
+#ifndef SSN_UTF8_H
+#define SSN_UTF8_H
+
+#include <stddef.h>
+
+/* The length of the well-formed UTF-8 sequence that starts s[0..n) and
+ * is not a C1 control (U+0080 to U+009F), or 0. s[0] >= 0x80. RFC 3629's
+ * table: no overlong form, no surrogate, nothing past U+10FFFF. */
+size_t utf8_seq_ok(const unsigned char *s, size_t n);
+
+/* The length of the run s[0..n) starts with that a terminal shows as it
+ * is: one printable ASCII byte (0x20 to 0x7E) or one sequence
+ * utf8_seq_ok takes; 0 when s[0] is neither. */
+size_t utf8_shown_len(const unsigned char *s, size_t n);
+
+#endif
