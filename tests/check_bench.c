@@ -200,6 +200,32 @@ START_TEST(test_bench_parse_bad)
 }
 END_TEST
 
+/* A VALUE line's BYTES is digits only: strtoul takes "-N" and "+N", and
+ * wraps -18446744073709551586 round to 30, which would pass for ssn-bench's
+ * value length and take the data block after it as the value. */
+START_TEST(test_bench_parse_mc_value_sign)
+{
+    static const char *const lines[] = {
+        "VALUE L7:f7 0 -1",
+        "VALUE L7:f7 0 -18446744073709551586",
+        "VALUE L7:f7 0 +30",
+    };
+    for (size_t i = 0; i < NELEM(lines); i++) {
+        char reply[160], want[BENCH_ERR_MAX], err[BENCH_ERR_MAX] = "";
+        struct bench_reply r;
+        int n = snprintf(reply, sizeof(reply), "%s\r\n" V7 "\r\nEND\r\n",
+                         lines[i]);
+        long took = D_MC->parse(BOP_FIND, 7, reply, (size_t)n, &r, err,
+                                sizeof(err));
+        ck_assert_msg(took == -1, "'%s': took %ld of %d, want -1", lines[i],
+                      took, n);
+        snprintf(want, sizeof(want), "memcache: unexpected reply to get "
+                 "L7:f7: '%s'", lines[i]);
+        ck_assert_str_eq(err, want);
+    }
+}
+END_TEST
+
 START_TEST(test_bench_parse_line_limit)
 {
     size_t n = BENCH_REPLY_MAX + 10;
@@ -432,6 +458,7 @@ static Suite *bench_suite(void)
     tcase_add_test(dialects, test_bench_new_keys);
     tcase_add_test(dialects, test_bench_parse_whole);
     tcase_add_test(dialects, test_bench_parse_bad);
+    tcase_add_test(dialects, test_bench_parse_mc_value_sign);
     tcase_add_test(dialects, test_bench_parse_line_limit);
     tcase_add_test(dialects, test_bench_parse_prefixes);
     tcase_add_loop_test(dialects, test_bench_parse_split_everywhere, 0, 3);

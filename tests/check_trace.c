@@ -1,10 +1,11 @@
 /* check_trace.c -- the trace's rings and windows (server/trace.c,
  * trace_json.c): a full ring keeps its latest events and counts the
  * overwritten as dropped; START and STOP refuse what they must; each
- * window rewrites the file (0600, never through a symbolic link); threads
- * that record while windows start and stop lose nothing they should keep
- * (run by make tsan's runner too). Each test runs in its own process (the
- * module's state is global). */
+ * window rewrites the file (0600, never through a symbolic link); the
+ * outcomes of the last 256 windows are kept, an older one's are stale;
+ * threads that record while windows start and stop lose nothing they
+ * should keep (run by make tsan's runner too). Each test runs in its own
+ * process (the module's state is global). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -166,6 +167,48 @@ START_TEST(test_trace_no_symlink)
 }
 END_TEST
 
+/* Window i of the next test records this many events: no two windows 256
+ * apart record the same number (256 % 13 is 9). */
+static unsigned events_of(unsigned i)
+{
+    return i % 13 + 1;
+}
+
+/* The outcomes of the last 256 windows are kept, in a ring by window
+ * number: a STOP whose answer is asked for late (an event connection asks
+ * again) gets its own window's figures while 255 more windows have been
+ * written since, and after 256 more -ESTALE (TRACE STOP's "OK trace
+ * written"), never the figures of the window that took its place. */
+START_TEST(test_trace_results_ring)
+{
+    enum { N = 257 };                   /* one window more than are kept */
+    unsigned w[N];
+    struct trace_status st;
+
+    ck_assert_int_eq(trace_init(path), 0);
+    for (unsigned i = 0; i < N; i++) {
+        ck_assert_int_eq(trace_start(), 0);
+        sends(0, events_of(i));
+        ck_assert_int_eq(trace_stop(&w[i]), 0);
+        ck_assert_int_eq(trace_stop_wait(w[i], &st), 0);
+        ck_assert_uint_eq(st.events, events_of(i));
+        if (i)
+            ck_assert_uint_eq(w[i], w[i - 1] + 1);
+    }
+    ck_assert_int_eq(trace_stop_result(w[0], &st), -ESTALE);
+    ck_assert_int_eq(trace_stop_wait(w[0], &st), -ESTALE);  /* no wait */
+    for (unsigned i = 1; i < N; i++) {
+        memset(&st, 0xff, sizeof(st));
+        ck_assert_int_eq(trace_stop_result(w[i], &st), 0);
+        ck_assert_msg(st.events == events_of(i) && st.dropped == 0,
+                      "window %u of %u: %llu events, %llu dropped, want %u",
+                      i, N, (unsigned long long)st.events,
+                      (unsigned long long)st.dropped, events_of(i));
+        ck_assert_int_eq(st.state, TRACE_OFF);
+    }
+}
+END_TEST
+
 static atomic_int running;
 
 /* Records until told to stop, then ends (its ring retires). */
@@ -216,6 +259,7 @@ static Suite *trace_suite(void)
     tcase_add_test(tc, test_trace_states);
     tcase_add_test(tc, test_trace_window_rewrites);
     tcase_add_test(tc, test_trace_no_symlink);
+    tcase_add_test(tc, test_trace_results_ring);
     tcase_add_test(tc, test_trace_concurrent_windows);
     tcase_set_timeout(tc, 30);
     suite_add_tcase(s, tc);
