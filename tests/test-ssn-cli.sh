@@ -6,7 +6,11 @@
 # --latency --count, --stat's lines (and Ctrl-C ending -r -1 and --stat
 # cleanly), the password from SSN_PASSWORD and from --password-file, and the
 # prompt in a tmux pane: two requests, the first recalled with the Up arrow,
-# and a history file of mode 0600 with no AUTH line in it. Every server and
+# and a history file of mode 0600 with no AUTH line in it. Against a broken
+# server (tests/lib/fakesrv.py), ssn-cli and ssn-bench too: lines no request
+# asked for, replies of no shape or full of escapes, a reply that drips in
+# and never ends (--pipe --timeout, ssn-bench's 10 s hang watch), STATS lock
+# figures that are no counts (ssn-bench's lock line). Every server and
 # background client is started here and stopped by PID (tests/lib/common.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
@@ -354,6 +358,34 @@ else
     expect_eq "ssn-bench's first error reply: no escape either" \
         "$(grep -a '^first error reply' "$TEST_TMP/bench")" \
         "first error reply: Error: ?]0;pwned??[2J??31m?1mred?[0m Zo"$'\xc3\xab'
+    # ssn-bench's hang watch: 10 s (BENCH_HANG_S; no option sets it) from
+    # the last whole reply. The memcache dialect, which reads no STATS: the
+    # ssn dialect's STATS before the run would drip too, for its own 5 s.
+    start_fake drip
+    t0=$(now)
+    timeout 15 "$BIN/ssn-bench" --dialect memcache -p "$FAKE_PORT" -c 1 \
+        -n 1 >"$TEST_TMP/bench" 2>"$TEST_TMP/bench.err"
+    rc=$? took=$(elapsed_ms "$t0")
+    expect_eq "ssn-bench: a reply that drips in fails the run, exit 1" \
+        "$rc:$(cat "$TEST_TMP/bench.err")" \
+        "1:ssn-bench: run: connection 0: no reply for 10 s with 1 requests in flight"
+    check "... after 10 s, not held off by the drip ($took ms)" \
+        test "$took" -ge 10000 -a "$took" -lt 13000
+    # STATS whose lock figures are no counts (-1, 23 digits): after the
+    # run (the fake's first STATS, before it, has counts), then before the
+    # next. The run is not failed for it; the lock line says why it has no
+    # figures, and none wrapped past 2^64 is printed.
+    start_fake stats
+    for when in after before; do
+        timeout 20 "$BIN/ssn-bench" -p "$FAKE_PORT" -c 1 -n 5 --mix 1:0:0 \
+            >"$TEST_TMP/bench" 2>"$TEST_TMP/bench.err"
+        rc=$?
+        expect_eq "ssn-bench: STATS $when the run with lock figures -1 and 23 digits: not read, exit 0" \
+            "$rc:$(grep -a '^lock:' "$TEST_TMP/bench")" \
+            "0:lock:      not read: STATS has a lock figure that is no count: not ssnserver?"
+        check "... no figure past 2^64 printed" \
+            eval '! grep -q 18446744 "$TEST_TMP/bench" "$TEST_TMP/bench.err"'
+    done
 fi
 
 # ---- the prompt, in a terminal tmux drives ----------------------------------

@@ -9,6 +9,9 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
           (C0, an OSC title, C1 CSI in UTF-8, a lone 8-bit CSI)
   drip    the first request gets "1" and then a digit every 0.2 s, a
           reply that never ends
+  stats   STATS gets a block with a mode and lock figures: counts (0) the
+          first time, then -1 and a number of 23 digits, which are none;
+          every other request gets "OK"
 
   tests/lib/fakesrv.py MODE [LIFE]
 """
@@ -19,13 +22,26 @@ import time
 
 ESCAPES = (b"Error: \x1b]0;pwned\x07\x1b[2J\xc2\x9b31m\x9b1mred\x1b[0m"
            b" Zo\xc3\xab")
+STATS_GOOD = (b"mode buffered\nlock_acquisitions 0\nlock_contended 0\n"
+              b"lock_wait_us 0\nlock_hold_us 0\nEND\n")
+STATS_BAD = (b"mode buffered\nlock_acquisitions -1\nlock_contended 0\n"
+             b"lock_wait_us 12345678901234567890123\nlock_hold_us 0\nEND\n")
+stats_asked = 0
+stats_lock = threading.Lock()
 
 
 def answer(mode, line):
+    global stats_asked
     if mode == "extra":
         return b"3\n7\n"
     if mode == "hello":
         return b"hello\n"
+    if mode == "stats":
+        if line.strip().upper() != b"STATS":
+            return b"OK\n"
+        with stats_lock:
+            stats_asked += 1
+            return STATS_GOOD if stats_asked == 1 else STATS_BAD
     return ESCAPES + b"\n"
 
 
