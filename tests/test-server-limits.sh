@@ -11,6 +11,7 @@
 #   4. the store lock is fair (bounded): one client's pipelined batch does not starve
 #      another (fine, buffered);
 #   5. QUIT with more bytes pipelined after it: no reset eats the replies;
+#      nor a refusal's line, for a client that sent before it was refused;
 #   6. --timeout and --write-timeout end idle and non-reading clients;
 #   7. SIGUSR1 logs STATS, SIGHUP reopens --log-file;
 #   8. 2000 idle connections with the usual soft limit of 1024 descriptors
@@ -292,6 +293,53 @@ case_quit_pipelined() {
     stop_server "$SRV_PID"
 }
 
+# A client refused for --max-clients that has already sent 8 KB of
+# requests: the server reads that input (up to 64 KB, REFUSE_DRAIN) before
+# it closes, so the refusal line ends with a FIN and no reset. Linux keeps
+# the line it has received when a reset comes after it, but a reset throws
+# away the server's copy, which a lossy network needs resent; the client
+# sees the reset in its socket's state: CLOSE (7) after one, CLOSE_WAIT (8)
+# after a plain FIN. The server is stopped while the client connects and
+# writes, so that the input is there when it refuses, as under load.
+case_refuse_pipelined() {
+    if ! command -v python3 >/dev/null; then
+        not_ok "refused with 8 KB sent: python3 (for the socket's TCP state)"
+        return
+    fi
+    start_server buffered -m 1 || return
+    LINE=$(timeout 20 python3 -c '
+import os, signal, socket, sys, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+hold = socket.create_connection(("127.0.0.1", port))
+hold.settimeout(5)
+hold.sendall(b"COUNT\n")
+hold.recv(100)                  # in: the one place -m 1 has
+os.kill(pid, signal.SIGSTOP)
+try:
+    c = socket.create_connection(("127.0.0.1", port))
+    c.sendall(b"COUNT\n" * 1365)
+finally:
+    os.kill(pid, signal.SIGCONT)
+c.settimeout(5)
+got = b""
+try:
+    while True:
+        d = c.recv(100)
+        if not d:
+            break
+        got += d
+except OSError as e:
+    got += ("[%s]" % e).encode()
+time.sleep(0.1)                 # a reset would follow the FIN at once
+state = c.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+print(got.decode(errors="replace").replace("\n", "|"),
+      {7: "reset", 8: "fin"}.get(state, state))' "$SRV_PORT" "$SRV_PID")
+    expect_eq "refused with 8 KB sent: the line, then a close with no reset" \
+        "$LINE" "Error: too many connections| fin"
+    stop_server "$SRV_PID"
+    expect_eq "refused with 8 KB sent: the server exits 0 after" "$STOP_RC" 0
+}
+
 # ---- 6. timeouts -------------------------------------------------------------
 
 case_idle_timeout() {
@@ -559,6 +607,7 @@ case_output_limit
 case_memory
 for m in fine buffered; do case_fairness "$m"; done
 for m in serial coarse fine buffered; do case_quit_pipelined "$m"; done
+case_refuse_pipelined
 case_idle_timeout
 case_coarse_idle
 case_write_timeout
