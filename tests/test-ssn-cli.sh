@@ -358,19 +358,19 @@ else
     expect_eq "ssn-bench's first error reply: no escape either" \
         "$(grep -a '^first error reply' "$TEST_TMP/bench")" \
         "first error reply: Error: ?]0;pwned??[2J??31m?1mred?[0m Zo"$'\xc3\xab'
-    # ssn-bench's hang watch: 10 s (BENCH_HANG_S; no option sets it) from
-    # the last whole reply. The memcache dialect, which reads no STATS: the
-    # ssn dialect's STATS before the run would drip too, for its own 5 s.
+    # ssn-bench's hang watch (--hang, 10 s by default) from the last whole
+    # reply. The memcache dialect, which reads no STATS: the ssn dialect's
+    # STATS before the run would drip too, for its own 5 s.
     start_fake drip
     t0=$(now)
     timeout 15 "$BIN/ssn-bench" --dialect memcache -p "$FAKE_PORT" -c 1 \
-        -n 1 >"$TEST_TMP/bench" 2>"$TEST_TMP/bench.err"
+        -n 1 --hang 2 >"$TEST_TMP/bench" 2>"$TEST_TMP/bench.err"
     rc=$? took=$(elapsed_ms "$t0")
-    expect_eq "ssn-bench: a reply that drips in fails the run, exit 1" \
+    expect_eq "ssn-bench --hang 2: a reply that drips in fails the run, exit 1" \
         "$rc:$(cat "$TEST_TMP/bench.err")" \
-        "1:ssn-bench: run: connection 0: no reply for 10 s with 1 requests in flight"
-    check "... after 10 s, not held off by the drip ($took ms)" \
-        test "$took" -ge 10000 -a "$took" -lt 13000
+        "1:ssn-bench: run: connection 0: no reply for 2.0 s with 1 requests in flight"
+    check "... after 2 s, not held off by the drip ($took ms)" \
+        test "$took" -ge 2000 -a "$took" -lt 4500
     # STATS whose lock figures are no counts (-1, 23 digits): after the
     # run (the fake's first STATS, before it, has counts), then before the
     # next. The run is not failed for it; the lock line says why it has no

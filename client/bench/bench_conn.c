@@ -357,10 +357,9 @@ void bench_worker_tick_cb(evutil_socket_t fd, short what, void *arg)
         w->stopping = 1;
     for (unsigned i = 0; i < w->nconns && !w->failed; i++) {
         struct bench_conn *c = &w->conns[i];
-        if (c->count > 0 &&
-            now - c->last_rx_ns > (uint64_t)BENCH_HANG_S * TIME_NS_PER_SEC)
-            conn_fail(c, "no reply for %d s with %u requests in flight",
-                      BENCH_HANG_S, c->count);
+        if (c->count > 0 && now - c->last_rx_ns > w->p->hang_ns)
+            conn_fail(c, "no reply for %.1f s with %u requests in flight",
+                      (double)w->p->hang_ns / TIME_NS_PER_SEC, c->count);
         conn_check_done(c);
     }
 }

@@ -22,9 +22,7 @@
 #define BENCH_THREADS_MAX   256         /* most --threads */
 #define BENCH_PIPELINE_MAX  4096        /* most --pipeline */
 #define BENCH_INFLIGHT_MAX  1000000u    /* most connections x pipeline */
-#define BENCH_HANG_S        10          /* a connection with requests in
-                                         * flight and no reply this long
-                                         * fails the run */
+#define BENCH_HANG_S        10          /* default --hang */
 
 enum bench_phase {
     BPH_AUTH,           /* one AUTH per connection; each must answer OK */
@@ -45,6 +43,9 @@ struct bench_plan {
                                  * preload) up, never one twice */
     uint64_t requests;          /* the timed phase's total; 0: --duration */
     uint64_t duration_ns;       /* the timed phase's length; 0: -n */
+    uint64_t hang_ns;           /* a connection with requests in flight
+                                 * and no whole reply this long fails the
+                                 * run (--hang) */
     const char *password;       /* for BPH_AUTH */
 };
 

@@ -32,6 +32,8 @@ static void usage(FILE *f)
 "                          most %d)\n"
 "  -n, --requests N        requests in all (default 100000; k, m suffixes)\n"
 "      --duration SECONDS  send requests for this long instead of -n\n"
+"      --hang SECONDS      fail the run when a connection with requests in\n"
+"                          flight gets no whole reply this long (default %d)\n"
 "      --mix MIX           weights of ADD, FIND and DELETE, 0 to %d each:\n"
 "                          add=1,find=8,delete=1 (the default), or A:F:D\n"
 "      --keys K            the key space: keys 0..K-1 (default 100000)\n"
@@ -57,7 +59,7 @@ static void usage(FILE *f)
 "matched, counts that differ, a server that closes or hangs), 2 for bad\n"
 "arguments, %d after SIGINT (the report covers what was done).\n",
             BENCH_CONNS_MAX, BENCH_THREADS_MAX, BENCH_PIPELINE_MAX,
-            BENCH_MIX_MAX, BENCH_EXIT_INT);
+            BENCH_HANG_S, BENCH_MIX_MAX, BENCH_EXIT_INT);
 }
 
 const struct cli_prog bench_prog = { "ssn-bench", usage };
@@ -166,6 +168,10 @@ static const char *parse_opt(struct bench_args *a, int c, const char *arg)
             a->cf.duration_s < 0.001)
             return "a number of seconds from 0.001 to 86400";
         return NULL;
+    case 'G':
+        if (cli_parse_seconds(arg, &a->hang_s) || a->hang_s < 0.1)
+            return "a number of seconds from 0.1 to 86400";
+        return NULL;
     case 'm':
         return parse_mix(arg, p->mix) ? "add=N,find=N,delete=N or A:F:D weights from 0 to "
                STR(BENCH_MIX_MAX) ", not all 0" : NULL;
@@ -196,6 +202,7 @@ static int parse_options(struct bench_args *a, int argc, char **argv)
         { "pipeline", required_argument, NULL, 'P' },
         { "requests", required_argument, NULL, 'n' },
         { "duration", required_argument, NULL, 'd' },
+        { "hang", required_argument, NULL, 'G' },
         { "mix", required_argument, NULL, 'm' },
         { "keys", required_argument, NULL, 'k' },
         { "preload", required_argument, NULL, 'L' },
@@ -254,6 +261,7 @@ static int parse_args(struct bench_args *a, int argc, char **argv)
                  p->dialect->name);
         return cli_usage_error(bench_prog.name, "--password-file", buf);
     }
+    p->hang_ns = time_s_to_ns(a->hang_s);
     if (a->cf.duration_s > 0) {
         p->requests = 0;
         p->duration_ns = time_s_to_ns(a->cf.duration_s);
@@ -271,6 +279,7 @@ int bench_args_parse(struct bench_args *a, int argc, char **argv)
             .port = "7777", .conns = 50, .threads = 1, .pipeline = 1,
             .mix = { 1, 8, 1 }, .keys = 100000, .requests = 100000,
         },
+        .hang_s = BENCH_HANG_S,
     };
     int rc = parse_args(a, argc, argv);
     if (rc)

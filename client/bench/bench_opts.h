@@ -24,6 +24,7 @@ struct bench_args {
     uint64_t cpu0;              /* its CPU time when the run began, us */
     int json, csv;
     int have_n;                 /* -n was given */
+    double hang_s;              /* --hang */
 };
 
 /* Fills a from the defaults and argv, and reads --password-file. Returns
