@@ -17,4 +17,10 @@ int fd_write_all(int fd, const void *data, size_t len);
 /* 1 when fd is a socket, else 0 (also for a bad fd). */
 int fd_is_socket(int fd);
 
+/* 1 when the file fd is open on begins with the n bytes of prefix (read
+ * with pread at offset 0, the file offset untouched; a descriptor open
+ * for writing only is opened again for reading), else 0. The logger
+ * and the trace use it to leave a journal alone (server/log.c). */
+int fd_starts_with(int fd, const void *prefix, size_t n);
+
 #endif

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "server.h"
 #include "fdio.h"
+#include "journal/journal_rec.h"
 #include "timeutil.h"
 
 #define LOG_BUF_SIZE   (256 * 1024)    /* each of the two buffers */
@@ -95,6 +96,34 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* path opened for appending lines: never a journal (-EEXIST), whose
+ * records a line would follow; a FIFO with no reader fails (-ENXIO)
+ * rather than block the opener, the main thread at SIGHUP. */
+static int open_log(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+                  O_NONBLOCK, 0640);
+    if (fd < 0)
+        return -errno;
+    if (fd_starts_with(fd, JREC_MAGIC, strlen(JREC_MAGIC))) {
+        close(fd);
+        return -EEXIST;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+const char *log_open_error(int rc)
+{
+    return rc == -EEXIST ? "it is a journal (ssnserver --journal): not "
+                           "written to" : strerror(-rc);
+}
+
 int log_init(int level, const char *path)
 {
     pthread_condattr_t ca;
@@ -102,9 +131,9 @@ int log_init(int level, const char *path)
 
     log_level = level;
     if (path) {
-        int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        int fd = open_log(path);
         if (fd < 0)
-            return -errno;
+            return fd;
         log_fd = fd;
         log_path = path;
     }
@@ -179,9 +208,9 @@ int log_reopen(void)
 {
     if (!log_path)
         return 1;
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+    int fd = open_log(log_path);
     if (fd < 0)
-        return -errno;
+        return fd;
     int rc = dup3(fd, log_fd, O_CLOEXEC) < 0 ? -errno : 0;
     close(fd);
     return rc;

@@ -34,6 +34,11 @@ void log_shutdown(void);
  * file still in use. */
 int log_reopen(void);
 
+/* What log_init's or log_reopen's -errno means, for a message: -EEXIST is
+ * a journal the logger will not append to; -ENXIO a FIFO with no
+ * reader. */
+const char *log_open_error(int rc);
+
 void log_msg(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

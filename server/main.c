@@ -69,8 +69,9 @@ static void reopen_cb(evutil_socket_t sig, short what, void *arg)
     (void)sig; (void)what; (void)arg;
     int rc = log_reopen();
     if (rc < 0)
-        log_msg(LOG_LEVEL_ERROR, "SIGHUP: cannot reopen %s: %s",
-                srv.opt.log_file, strerror(-rc));
+        log_msg(LOG_LEVEL_ERROR, "SIGHUP: cannot reopen %s: %s; still "
+                "logging to the file it had", srv.opt.log_file,
+                log_open_error(rc));
     else
         log_msg(LOG_LEVEL_INFO, rc ? "SIGHUP: logging to standard error, "
                 "nothing to reopen" : "SIGHUP: log file reopened");
@@ -154,7 +155,7 @@ static int trace_setup(void)
         rc = trace_start();
     if (rc)
         fprintf(stderr, "ssnserver: %s: cannot write %s: %s\n", opt, file,
-                strerror(-rc));
+                rc == -EEXIST ? "it is a journal" : strerror(-rc));
     return rc != 0;
 }
 
@@ -270,7 +271,7 @@ static int loop_start(struct loop *lp)
     if (err) {
         fprintf(stderr, "ssnserver: cannot open log %s: %s\n",
                 srv.opt.log_file ? srv.opt.log_file : "(stderr)",
-                strerror(-err));
+                log_open_error(err));
         return -1;
     }
     /* libevent's lines too in the log, and limited as a client's are. */

@@ -65,6 +65,10 @@ static void cmd_trace_start(struct session *s)
     case -EBUSY:
         reply_puts(s, "Error: trace is being written; try again\n");
         break;
+    case -EEXIST:
+        reply_puts(s, "Error: the trace file is a journal: not "
+                      "overwritten\n");
+        break;
     default:
         reply_printf(s, "Error: cannot write the trace file: %s\n",
                      strerror(-rc));

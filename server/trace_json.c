@@ -13,8 +13,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fdio.h"
+#include "journal/journal_rec.h"
 #include "trace_int.h"
 
 #define TRACE_FILE_BUFFER (64 * 1024)   /* stdio's buffer for the file */
@@ -47,12 +50,18 @@ int trace_json_open(const char *path)
     int fd, rc;
 
     /* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of
-     * blocking the opener; it is refused below anyway. */
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC |
+     * blocking the opener; it is refused below anyway. Emptied only once
+     * known to be a file and no journal (-EEXIST): --trace-file naming
+     * the journal, or a link to it, must not wipe it. */
+    fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
               O_NONBLOCK, 0600);
     if (fd < 0)
         return -errno;
     rc = fstat(fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
+    if (!rc && fd_starts_with(fd, JREC_MAGIC, strlen(JREC_MAGIC)))
+        rc = -EEXIST;
+    if (!rc && ftruncate(fd, 0))
+        rc = -errno;
     if (rc) {
         close(fd);
         return rc;

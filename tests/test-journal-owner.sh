@@ -246,8 +246,137 @@ case_symlink() {
     stop_server "$SRV_PID"
 }
 
+# The journal's file removed, replaced or cut short under a running server
+# (journal_owner_still, after each sync): with --fsync always the next ADD
+# is never acknowledged (its connection closes), with everysec the server
+# is read-only within a second; either way it says so in STATS and the
+# log, and its COMPACT never renames over the name, which a second server
+# may have taken meanwhile.
+case_file_gone() {
+    local how first second
+    for how in removed replaced cut; do
+        rm -f "$J" "$J.bak"
+        start_server buffered --journal "$J" --fsync always || continue
+        expect_eq "$how: an ADD before" \
+            "$(ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n')" OK
+        case $how in
+        removed) rm -f "$J" ;;
+        replaced) cp -p "$J" "$J.bak" && mv "$J.bak" "$J" ;;
+        cut) truncate -s 20 "$J" ;;
+        esac
+        expect_eq "always, file $how: the next ADD is not acknowledged" \
+            "$(ask "$SRV_PORT" 'ADD B Two 2 222-22-2222\n')" ""
+        expect_eq "always, file $how: STATS journal_readonly" \
+            "$(stat_field "$SRV_PORT" journal_readonly)" 1
+        for _ in 1 2 3 4 5 6 7 8 9 10; do      # the flusher logs it
+            grep -qE 'journal file was' "$SRV_ERR" && break
+            sleep 0.1
+        done
+        expect_match "always, file $how: the log says what happened" \
+            "$(cat "$SRV_ERR")" "journal file was (removed or replaced|cut short) while the server ran"
+        if [[ $how == removed ]]; then
+            first=$SRV_PID second=$SRV_PORT
+            start_server buffered --journal "$J" --fsync always || continue
+            expect_eq "removed: a second server on the name acknowledges" \
+                "$(ask "$SRV_PORT" 'ADD C Three 3 333-33-3333\n')" OK
+            expect_match "removed: the first's COMPACT is refused" \
+                "$(ask "$second" 'COMPACT\n')" "^Error: "
+            stop_server "$first"
+            restart buffered --journal "$J" --fsync always || continue
+            expect_eq "removed: the second's journal survived the first" \
+                "$(ask "$SRV_PORT" 'COUNT\nFIND C Three\n')" \
+                "$(printf '1\n'; print_line C Three 3 333-33-3333)"
+        fi
+        stop_server "$SRV_PID"
+    done
+    rm -f "$J"
+    start_server buffered --journal "$J" --fsync everysec || return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n' >/dev/null
+    rm -f "$J"
+    sleep 1.3                   # the flusher's once-a-second sync
+    expect_eq "everysec, file removed: read-only within a second" \
+        "$(ask "$SRV_PORT" 'ADD B Two 2 222-22-2222\n')" \
+        "Error: read-only: the journal file was removed or replaced while the server ran: Stale file handle"
+    stop_server "$SRV_PID"
+}
+
+# Names a journal may not have: one ending in .compact (another journal's
+# compaction file), one too long for its own; PATH.compact that is another
+# server's journal (a hard link's name for it) refuses a start and fails a
+# COMPACT; a symbolic link planted at PATH.compact is never written through.
+case_compact_names() {
+    local long
+    refused ".compact" "ssnserver: --journal: $TEST_TMP/x\.compact: a journal's name may not end in \.compact, the name a compaction gives its new file" \
+        --journal "$TEST_TMP/x.compact"
+    long=$TEST_TMP/$(printf 'j%.0s' {1..250})
+    refused "a 250-byte name" "ssnserver: --journal: .*: a journal's file name may be at most 247 bytes, to leave room for its compaction file's \.compact" \
+        --journal "$long"
+    check "a 250-byte name: no file made" test ! -e "$long"
+
+    rm -f "$J" "$J.compact" "$TEST_TMP/alias"
+    mkdir -p "$TEST_TMP/other"
+    echo "config=1" >"$TEST_TMP/other/app.conf"
+    chmod 644 "$TEST_TMP/other/app.conf"
+    start_server buffered --journal "$J" --fsync always || return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n' >/dev/null
+    ln -s other/app.conf "$J.compact"
+    expect_eq "a link planted at PATH.compact: COMPACT" \
+        "$(ask "$SRV_PORT" 'COMPACT\n')" OK
+    expect_eq "... the link's target is untouched" \
+        "$(cat "$TEST_TMP/other/app.conf")" "config=1"
+    check "... the journal is a regular file, 0600" \
+        test "$(stat -c %F:%a "$J")" = "regular file:600"
+
+    # PATH.compact that is another server's journal, by a hard link.
+    local first=$SRV_PID port=$SRV_PORT
+    : >"$J.compact" && ln "$J.compact" "$TEST_TMP/alias"
+    start_server buffered --journal "$TEST_TMP/alias" --fsync always ||
+        return
+    expect_eq "PATH.compact another server's journal: it acknowledges" \
+        "$(ask "$SRV_PORT" 'ADD B Two 2 222-22-2222\n')" OK
+    expect_eq "... the first's COMPACT leaves it alone" \
+        "$(ask "$port" 'COMPACT\n')" \
+        "Error: compaction failed: the new file's name is another server's journal: Device or resource busy"
+    stop_server "$first"
+    refused "... and a start on PATH is refused" \
+        "ssnserver: --journal: $J\.compact is another server's journal, and this one's compactions need that name: give one of them another" \
+        --journal "$J"
+    restart buffered --journal "$TEST_TMP/alias" || return
+    expect_eq "... whose records are all there" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" 1
+    stop_server "$SRV_PID"
+    rm -f "$J.compact" "$TEST_TMP/alias"
+}
+
+# The trace and the log never write into a journal: TRACE START refuses a
+# --trace-file that is one, --trace and --log-file naming one refuse to
+# start; the journal is left whole.
+case_not_into_journal() {
+    rm -f "$J"
+    start_server buffered --journal "$J" --fsync always --trace-file "$J" ||
+        return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n' >/dev/null
+    expect_eq "--trace-file naming the journal: TRACE START refuses" \
+        "$(ask "$SRV_PORT" 'TRACE START\n')" \
+        "Error: the trace file is a journal: not overwritten"
+    stop_server "$SRV_PID"
+    refused "--trace naming the journal" \
+        "ssnserver: --trace: cannot write $J: it is a journal" \
+        --journal "$TEST_TMP/other.journal" --trace "$J"
+    refused "--log-file naming the journal" \
+        "ssnserver: cannot open log $J: it is a journal \(ssnserver --journal\): not written to" \
+        --log-file "$J"
+    start_server buffered --journal "$J" || return
+    expect_eq "... the journal whole after all three" \
+        "$(ask "$SRV_PORT" 'COUNT\n')" 1
+    stop_server "$SRV_PID"
+}
+
 case_two_servers
 case_during_compaction
 case_modes
 case_symlink
+case_file_gone
+case_compact_names
+case_not_into_journal
 finish

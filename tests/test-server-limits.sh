@@ -450,10 +450,22 @@ case_signals() {
         "$(grep -c -e 'stats: entries' -e 'reopened' "$log.1")" 1
     converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$out"
     expect_eq "SIGHUP: the server keeps serving" "$(head -n 1 "$out")" 5
+
+    # The log's name now a FIFO no one reads: the reopen fails at once
+    # (it used to block the main thread, so no new connection was served
+    # and SIGTERM waited), and the old file goes on.
+    mv "$log" "$log.2" && mkfifo -m 600 "$log"
+    srv_signal HUP "$SRV_PID"
+    check "SIGHUP, the log a FIFO with no reader: the old file says so" \
+        log_wait "$log.2" 'cannot reopen .*: No such device or address; still logging to the file it had' 2
+    converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$out"
+    expect_eq "SIGHUP, the log a FIFO: a new connection is served" \
+        "$(head -n 1 "$out")" 5
+    rm -f "$log"
     check "signals: the server is still running" srv_running "$SRV_PID"
     stop_server "$SRV_PID"
     expect_eq "signals: SIGTERM exits 0" "$STOP_RC" 0
-    check "signals: the stop is logged in the new file" grep -q 'stopping' "$log"
+    check "signals: the stop is logged in the file it had" grep -q 'stopping' "$log.2"
 }
 
 # ---- 8. SIGTERM with many idle connections ---------------------------------

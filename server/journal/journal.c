@@ -167,13 +167,17 @@ static int everysec_due(const struct journal *j, uint64_t last_sync)
 static void everysec_sync_locked(struct journal *j, uint64_t *last_sync)
 {
     uint64_t seq = j->written_seq, end = j->written_end, took;
+    uint64_t reserved = j->reserved_end;
+    const char *what = "journal sync failed";
 
     pthread_mutex_unlock(&j->lock);
     int rc = sync_fd(j, &took);
+    if (!rc)
+        rc = journal_owner_still(j->fd, j->real_path, reserved, &what);
     pthread_mutex_lock(&j->lock);
     *last_sync = time_now_ns();
     if (rc) {
-        journal_set_broken_locked(j, "journal sync failed", rc);
+        journal_set_broken_locked(j, what, rc);
         return;
     }
     if (j->broken)
@@ -258,6 +262,7 @@ void journal_round_take_locked(struct journal *j, struct flush_round *f)
     f->n = f->b->len;
     pthread_mutex_unlock(&j->alock);
     f->off = j->written_end;
+    f->reserved = j->reserved_end;
     if (f->n)
         j->mark_due = 1;
     /* Its records claimed what was synced when each was appended; with
@@ -298,6 +303,13 @@ void journal_round_io(struct journal *j, struct flush_round *f)
     }
     if (f->want_sync && !f->werr)
         f->serr = sync_fd(j, &f->took);
+    /* Synced, but into a file a restart would still read? (removed,
+     * replaced or cut short under the server: nothing is acknowledged
+     * then). Not the sessions' rounds of everysec: the flusher's sync
+     * looks, once a second. */
+    if (f->want_sync && !f->werr && !f->serr)
+        f->lerr = journal_owner_still(j->fd, j->real_path, f->reserved,
+                                      &f->lwhat);
     f->io_to = time_now_ns();
 }
 
@@ -333,6 +345,8 @@ void journal_round_publish_locked(struct journal *j, struct flush_round *f)
         journal_set_broken_locked(j, "journal write failed", f->werr);
     } else if (f->want_sync && f->serr) {
         journal_set_broken_locked(j, "journal sync failed", f->serr);
+    } else if (f->want_sync && f->lerr) {
+        journal_set_broken_locked(j, f->lwhat, f->lerr);
     } else if (f->want_sync) {
         j->synced_seq = j->written_seq;
         j->synced_end = j->written_end;

@@ -324,9 +324,10 @@ static void reserve_ready_room_locked(struct journal *j)
 static void compact_failed(struct journal *j, int fd, int err,
                            const char *what)
 {
-    if (fd >= 0)
+    if (fd >= 0) {              /* only a file this compaction made goes */
         close(fd);
-    unlink(j->compact_path);
+        unlink(j->compact_path);
+    }
     pthread_mutex_lock(&j->lock);
     journal_compact_finish_locked(j, err, what);
     /* Appenders may go without j->lock again (journal_int.h, alock). */
@@ -354,10 +355,10 @@ static int write_new_file(struct journal *j, struct snapshot *sn, int *fd,
     if (stopping) {
         err = ECANCELED;
         *what = "the server is stopping";
-    } else if ((*fd = open(j->compact_path,
-                           O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0) {
+    } else if ((*fd = journal_owner_create(j->compact_path)) < 0) {
         err = errno;
-        *what = "cannot create the new file";
+        *what = err == EBUSY ? "the new file's name is another server's "
+                               "journal" : "cannot create the new file";
     } else if ((err = journal_owner_lock(*fd))) {
         /* Locked before it can become the journal: whatever file the
          * journal's name leads to, this server holds its lock, or a

@@ -188,6 +188,20 @@ struct journal {
 int journal_owner_open(const char *path, char **real,
                        char *err, size_t errlen);
 int journal_owner_lock(int fd);
+/* still: whether fd is still the journal: the name real leads to it and
+ * it holds at least end bytes (its reserved end: a write past a cut would
+ * grow it again, but not to there). 0, or ESTALE (another errno when fd cannot
+ * be looked at) and *what saying what happened: removed, replaced or cut
+ * short under the server, whose later records no restart would see.
+ * clear: PATH.compact, a compaction's leftover, removed: 0, ENOENT when
+ * there is none, EBUSY when another server holds its lock (it is that
+ * server's journal), or unlink's errno. create: clear, then PATH.compact
+ * created 0600 with O_EXCL and O_NOFOLLOW (never a file or a symbolic
+ * link someone put there); the descriptor, or -1 with errno set. */
+int journal_owner_still(int fd, const char *real, uint64_t end,
+                        const char **what);
+int journal_owner_clear(const char *cpath);
+int journal_owner_create(const char *cpath);
 
 /* Writes all n bytes of p at off, again after EINTR and short writes.
  * Returns 0, or the errno (EIO for a write of nothing). */
@@ -241,6 +255,10 @@ struct flush_round {
                                    once the round has ended */
     int want_sync, stop, broken;
     int werr, serr;             /* errnos of the write and the sync */
+    uint64_t reserved;          /* j->reserved_end when taken */
+    int lerr;                   /* the file no longer the journal after
+                                   the sync (journal_owner_still) */
+    const char *lwhat;          /* how */
     uint64_t took;              /* the sync's duration, ns */
     uint64_t io_from, io_to;    /* when its write and sync began and
                                    ended (metrics.h, trace.h) */

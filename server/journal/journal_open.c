@@ -205,8 +205,8 @@ err:
     return -1;
 }
 
-/* The file of j (opened and locked) read, replayed into the store and cut
- * where replay stopped; a compaction's leftover removed. Returns the
+/* A compaction's leftover removed, then the file of j (opened and locked)
+ * read, replayed into the store and cut where replay stopped. Returns the
  * offset where appending resumes, or -1 after writing why into err
  * (-ENOMEM when memory ran out). */
 static long long recover(struct journal *j, const char *path, int truncate,
@@ -221,6 +221,16 @@ static long long recover(struct journal *j, const char *path, int truncate,
         JOURNAL_LOG(j, LOG_LEVEL_INFO, "journal %s: a symbolic link to %s, "
                     "the file a compaction replaces (the link stays)", path,
                     j->real_path);
+    if ((rc = journal_owner_clear(j->compact_path)) == 0)
+        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
+                    "compaction that did not finish; the journal itself is "
+                    "whole", path, j->compact_path);
+    else if (rc == EBUSY) {
+        snprintf(err, errlen, "%s is another server's journal, and this "
+                 "one's compactions need that name: give one of them "
+                 "another", j->compact_path);
+        return -1;
+    }
     if ((rc = open_image(j, path, &img, &len, err, errlen)) < 0) {
         free(img);
         return rc;
@@ -234,11 +244,31 @@ static long long recover(struct journal *j, const char *path, int truncate,
                  strerror(errno));
         return -1;
     }
-    if (unlink(j->compact_path) == 0)
-        JOURNAL_LOG(j, LOG_LEVEL_WARN, "journal %s: removed %s, left by a "
-                    "compaction that did not finish; the journal itself is "
-                    "whole", path, j->compact_path);
     return end;
+}
+
+/* 1, with why in err, when path's name cannot be a journal's: it ends
+ * in ".compact" (the owner of the journal it would be the compaction file
+ * of removes such a file at its start and makes one at each compaction),
+ * or it is too long to take that suffix, so never compacted. */
+static int compact_named(const char *path, char *err, size_t errlen)
+{
+    size_t n = strlen(path), k = strlen(JOURNAL_COMPACT_SUFFIX);
+    const char *base = strrchr(path, '/');
+
+    base = base ? base + 1 : path;
+    if (strlen(base) + k > NAME_MAX) {
+        snprintf(err, errlen, "%s: a journal's file name may be at most %zu "
+                 "bytes, to leave room for its compaction file's %s", path,
+                 NAME_MAX - k, JOURNAL_COMPACT_SUFFIX);
+        return 1;
+    }
+    if (n < k || strcmp(path + n - k, JOURNAL_COMPACT_SUFFIX))
+        return 0;
+    snprintf(err, errlen, "%s: a journal's name may not end in %s, the "
+             "name a compaction gives its new file", path,
+             JOURNAL_COMPACT_SUFFIX);
+    return 1;
 }
 
 struct journal *journal_open(const char *path, enum journal_fsync fsync,
@@ -265,7 +295,9 @@ struct journal *journal_open(const char *path, enum journal_fsync fsync,
     /* The lock first: a second server must neither read nor touch
      * PATH.compact, which the owner may be writing. */
     rc = -1;                    /* what refuses here is no want of memory */
-    if ((j->fd = journal_owner_open(path, &j->real_path, err, errlen)) < 0)
+    if (compact_named(path, err, errlen) ||
+        (j->fd = journal_owner_open(path, &j->real_path, err, errlen)) < 0 ||
+        compact_named(j->real_path, err, errlen))
         goto err;
     rc = -ENOMEM;
     j->compact_path = journal_malloc(JALLOC_OPEN, strlen(j->real_path) +

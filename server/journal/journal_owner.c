@@ -57,6 +57,61 @@
                                    giving up: only an owner switches it */
 #define FDINFO_MAX  4096        /* what is read of one /proc fdinfo file */
 
+int journal_owner_still(int fd, const char *real, uint64_t end,
+                        const char **what)
+{
+    struct stat held, named;
+
+    if (fstat(fd, &held)) {
+        *what = "cannot stat the journal";
+        return errno;
+    }
+    if (held.st_nlink == 0 || stat(real, &named) ||
+        named.st_dev != held.st_dev || named.st_ino != held.st_ino) {
+        *what = "the journal file was removed or replaced while the server "
+                "ran";
+        return ESTALE;
+    }
+    if ((uint64_t)held.st_size < end) {     /* reserved space included */
+        *what = "the journal file was cut short while the server ran";
+        return ESTALE;
+    }
+    return 0;
+}
+
+int journal_owner_clear(const char *cpath)
+{
+    int fd = open(cpath, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int rc = 0;
+
+    if (fd < 0 && errno == ENOENT)
+        return ENOENT;
+    /* A file another server holds the lock of is its journal, named as
+     * this one's compaction file would be: left alone. */
+    if (fd >= 0 && (rc = journal_owner_lock(fd)) != 0 &&
+        (rc == EAGAIN || rc == EACCES)) {
+        close(fd);
+        return EBUSY;
+    }
+    rc = unlink(cpath) ? errno : 0;
+    if (fd >= 0)
+        close(fd);
+    return rc;
+}
+
+int journal_owner_create(const char *cpath)
+{
+    int rc = journal_owner_clear(cpath);
+
+    if (rc && rc != ENOENT) {
+        errno = rc;
+        return -1;
+    }
+    /* O_EXCL: a file or link put there since is never written through. */
+    return open(cpath, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                0600);
+}
+
 int journal_owner_lock(int fd)
 {
     struct flock fl = {

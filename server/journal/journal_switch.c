@@ -84,6 +84,10 @@ void journal_switch_io(struct journal *j, struct jswitch *sw)
         sw->what = "cannot open the journal's directory";
     }
     free(sw->rem.data);
+    /* Never renamed over a file that is not this server's journal any
+     * more (a second server's, since the old one was removed). */
+    if (!sw->err)
+        sw->err = journal_owner_still(j->fd, j->real_path, 0, &sw->what);
     if (!sw->err) {
         journal_seam_crash(JCRASH_WRITTEN);
         if (rename(j->compact_path, j->real_path)) {
