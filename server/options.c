@@ -286,6 +286,10 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     case OPT_MAXOUT: opt->max_output = bytes("--max-output", optarg, MAX_OUTPUT_MIN); break;
     case OPT_MAXOUT_TOTAL:
         opt->max_output_total = bytes("--max-output-total", optarg, 0);
+        if (opt->max_output_total && opt->max_output_total < MAX_OUTPUT_MIN)
+            bad_value("--max-output-total", optarg, "is out of range (0 "
+                      "for no limit, else 4k to 1024g: below 4k no client "
+                      "could hold a reply)");
         break;
     case OPT_GRACE:
         opt->login_grace_s = number("--login-grace", optarg, 0, 86400);

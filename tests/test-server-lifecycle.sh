@@ -69,6 +69,7 @@ case_bad_options() {
     bad_option "-m x" -p 0 -m x
     bad_option "--log-level loud" -p 0 --log-level loud
     bad_option "--race-window -5" -p 0 --race-window -5
+    bad_option "--max-output-total 1 (no reply could fit)" -p 0 --max-output-total 1
     bad_option "two ports" 0 1
     bad_option "extra argument" -p 0 0 extra
     local msg
