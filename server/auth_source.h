@@ -4,7 +4,9 @@
  * nothing once its address has failed a few times: from then on every
  * AUTH answer from that address, right or wrong, waits, so each guess
  * costs that wait whichever connection it comes on (OpenSSH's
- * PerSourcePenalties is the model).
+ * PerSourcePenalties is the model). A wrong password sent to /metrics
+ * counts here as a wrong AUTH, and an answer to credentials there waits
+ * alike (metrics_http.c): one score for both ports.
  *
  * An address's score counts its failures and halves every
  * AUTH_SOURCE_HALF_LIFE_S seconds. Up to AUTH_SOURCE_FREE failures cost

@@ -14,10 +14,18 @@
 # With --password-file, /metrics answers 401 and a Basic challenge without
 # the password or with a wrong one, 200 with it by Basic (any user) or
 # Bearer, and logs the refusals at most about once a second, counting the
-# rest.
+# rest. A wrong password there is a wrong AUTH (case_metrics_guesses):
+# counted, its 401 held back on a timer while other scrapes are answered,
+# and charged to its address on both ports; no credentials at all is no
+# guess.
+# SANITIZED=1 (BIN=bin/tsan): the same, the upper bounds on time looser.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/limits.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/metrics.sh"
+
+SANITIZED=${SANITIZED:-0}
+FAST_MS=$(( SANITIZED ? 1000 : 200 ))   # "at once": well below 250 ms
 
 SB=$BIN/ssn-bench
 [[ -x $SB ]] || SB=bin/ssn-bench       # BIN=bin/tsan has servers only
@@ -442,6 +450,179 @@ case_metrics_password() {
         bash -c "! grep -q 'Open-Sesame' '$SRV_ERR'"
 }
 
+# guesses_from PORT MPORT PASSWORD: python3 (it binds the source
+# address) prints three lines:
+#   held STATUS_B MS_B PENDING STATUS_A MS_A FAILURES: a wrong Bearer from
+#     127.0.0.1 (A), then the password from 127.0.0.2 (B) while A waits:
+#     B's status and time, whether A was still unanswered when B had its
+#     whole answer, A's status and time, B's ssn_auth_failures_total;
+#   auth N: how many of 7 wrong AUTHs on the main port from 127.0.0.3,
+#     one a connection, were refused;
+#   after STATUS MS: the password on /metrics from 127.0.0.3 then;
+#   crowd STATUS EVICTED: 16 wrong Bearers from 127.0.0.4, all held, then
+#     the password from 127.0.0.2: its status, and its
+#     ssn_metrics_connections_evicted_total.
+guesses_from() {
+    timeout 30 python3 -c '
+import socket, sys, time
+port, mport, pw = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+
+def connect(src, p):
+    s = socket.socket()
+    s.bind((src, 0))
+    s.settimeout(10)
+    s.connect(("127.0.0.1", p))
+    return s
+
+def scrape(src, cred):
+    s = connect(src, mport)
+    s.sendall(("GET /metrics HTTP/1.0\r\nAuthorization: Bearer %s\r\n\r\n"
+               % cred).encode())
+    return s
+
+def whole(s):
+    got = b""
+    while True:
+        d = s.recv(65536)
+        if not d:
+            return got.decode(errors="replace")
+        got += d
+
+def line(s):
+    got = b""
+    while not got.endswith(b"\n"):
+        d = s.recv(1)
+        if not d:
+            break
+        got += d
+    return got.decode(errors="replace")
+
+def ms(t0):
+    return int((time.monotonic() - t0) * 1000)
+
+t0 = time.monotonic()
+a = scrape("127.0.0.1", "wrong-guess")
+time.sleep(0.05)                        # A is read first
+t1 = time.monotonic()
+b = whole(scrape("127.0.0.2", pw))
+b_ms = ms(t1)
+a.setblocking(False)
+try:
+    a.recv(1, socket.MSG_PEEK)
+    pending = "answered"
+except BlockingIOError:
+    pending = "pending"
+a.setblocking(True)
+a_text = whole(a)
+a.close()
+fails = [l.split()[1] for l in b.splitlines()
+         if l.startswith("ssn_auth_failures_total ")]
+print("held", b.split("\r\n")[0].replace(" ", "_"), b_ms, pending,
+      a_text.split("\r\n")[0].replace(" ", "_"), ms(t0), fails[0] if fails else "-")
+conns = [connect("127.0.0.3", port) for _ in range(7)]
+for c in conns:
+    c.sendall(b"AUTH wrong\n")
+print("auth", sum(line(c).startswith("Error: invalid password")
+                  for c in conns))
+t2 = time.monotonic()
+after = whole(scrape("127.0.0.3", pw))
+print("after", after.split("\r\n")[0].replace(" ", "_"), ms(t2))
+crowd = [scrape("127.0.0.4", "crowd%d" % i) for i in range(16)]
+time.sleep(0.05)
+c = whole(scrape("127.0.0.2", pw))
+ev = [l.split()[1] for l in c.splitlines()
+      if l.startswith("ssn_metrics_connections_evicted_total ")]
+print("crowd", c.split("\r\n")[0].replace(" ", "_"), ev[0] if ev else "-")
+' "$@" 2>&1
+}
+
+# A wrong password on /metrics is a wrong AUTH from its address: before,
+# one client made 9,000 guesses a second there, none counted, none slowed.
+# Now each is counted (STATS auth_failures, ssn_auth_failures_total), its
+# 401 waits at least 250 ms (so 8 in turn take 2 s), and it is charged to
+# the address as AUTH's are: past 6, the right password waits too, on
+# /metrics and on the main port, and 6 wrong AUTHs on the main port make
+# /metrics wait. The wait is a timer: the password from another address is
+# answered at once meanwhile. No Authorization header is no guess: 401 at
+# once, not counted (docs/LIMITS.md, "wrong passwords on /metrics").
+case_metrics_guesses() {
+    local mport pw=$TEST_TMP/pw f=$TEST_TMP/guess i ctl n0 t0 bad=0 out
+    if ! command -v python3 >/dev/null; then
+        not_ok "/metrics guesses: python3 (to connect from 127.0.0.2)"
+        return
+    fi
+    printf 'Open-Sesame42\n' >"$pw"
+    chmod 600 "$pw"
+    start_server buffered --metrics-port 0 --password-file "$pw" || return
+    mport=$(metrics_port)
+    open_conn "$SRV_PORT"; ctl=$CONN
+    send_line "$ctl" "AUTH Open-Sesame42"
+    read_line "$ctl" 5
+    stats_fd "$ctl" auth_failures; n0=$STAT
+
+    mark t0
+    for ((i = 0; i < 8; i++)); do
+        scrape "$mport" /metrics "$f" "Authorization: Bearer guess$i"
+        [[ $(status "$f") == "HTTP/1.1 401 Unauthorized" ]] || bad=$((bad + 1))
+    done
+    ms_since "$t0"
+    expect_eq "8 wrong Bearer passwords on fresh connections: 401 each" "$bad" 0
+    check "... each held back 250 ms at least: 8 took $MS ms (>= 1900)" \
+        test "$MS" -ge 1900
+    stats_fd "$ctl" auth_failures
+    expect_eq "... each a wrong AUTH: STATS auth_failures grew by 8" \
+        "$(( ${STAT:-0} - ${n0:-0} ))" 8
+
+    mark t0
+    for ((i = 0; i < 4; i++)); do
+        scrape "$mport" /metrics "$f"
+    done
+    ms_since "$t0"
+    check "no Authorization header: 401, at once, though the address is penalised (4 in $MS ms < 1000)" \
+        test "$(status "$f")" = "HTTP/1.1 401 Unauthorized" -a "$MS" -lt 1000
+    stats_fd "$ctl" auth_failures
+    expect_eq "... and no guess: auth_failures unchanged" \
+        "$(( ${STAT:-0} - ${n0:-0} ))" 8
+
+    mark t0
+    scrape "$mport" /metrics "$f" "Authorization: Bearer Open-Sesame42"
+    ms_since "$t0"
+    check "past 6 failures, the password from that address waits too: 200 after $MS ms (>= 240)" \
+        test "$(status "$f")" = "HTTP/1.1 200 OK" -a "$MS" -ge 240
+    open_conn "$SRV_PORT"
+    mark t0
+    send_line "$CONN" "AUTH Open-Sesame42"
+    read_line "$CONN" 5
+    ms_since "$t0"
+    check "... and so does its AUTH on the main port: $LINE after $MS ms (>= 240)" \
+        test "$LINE" = OK -a "$MS" -ge 240
+    close_conn "$CONN"
+
+    out=$(guesses_from "$SRV_PORT" "$mport" Open-Sesame42)
+    local held=($(grep '^held ' <<<"$out")) auth after crowd
+    auth=$(sed -n 's/^auth //p' <<<"$out")
+    after=($(grep '^after ' <<<"$out"))
+    crowd=($(grep '^crowd ' <<<"$out"))
+    [[ ${#held[@]} -eq 7 && ${#after[@]} -eq 3 && ${#crowd[@]} -eq 3 ]] ||
+        echo "#   python3: $(head -c 300 <<<"$out")"
+    check "the password from 127.0.0.2 while a guess waits: 200 in ${held[2]:-?} ms (< $FAST_MS), the guess unanswered then" \
+        test "${held[1]:-}" = HTTP/1.1_200_OK -a "${held[2]:-9999}" -lt "$FAST_MS" \
+             -a "${held[3]:-}" = pending
+    check "... the guess's 401 came after its wait (${held[5]:-?} ms >= 240)" \
+        test "${held[4]:-}" = HTTP/1.1_401_Unauthorized -a "${held[5]:-0}" -ge 240
+    check "... ssn_auth_failures_total counts the guesses (${held[6]:-?} >= $(( ${n0:-0} + 8 )))" \
+        test "${held[6]:-0}" -ge $(( ${n0:-0} + 8 ))
+    expect_eq "7 wrong AUTHs on the main port from 127.0.0.3, one a connection" \
+        "${auth:-}" 7
+    check "... then the password on /metrics from 127.0.0.3 waits: ${after[1]:-?} after ${after[2]:-?} ms (>= 240)" \
+        test "${after[1]:-}" = HTTP/1.1_200_OK -a "${after[2]:-0}" -ge 240
+    expect_eq "16 guesses held from 127.0.0.4 keep no scrape out: one takes the oldest's place (status, evicted)" \
+        "${crowd[1]:-} ${crowd[2]:-}" "HTTP/1.1_200_OK 1"
+    close_conn "$ctl"
+    stop_server "$SRV_PID"
+    expect_eq "the server stops cleanly" "$STOP_RC" 0
+}
+
 case_stats_percentiles threads
 case_stats_percentiles events
 case_metrics_port
@@ -450,4 +631,5 @@ case_metrics_exhaust
 case_metrics_done_evicted
 case_metrics_port_errors
 case_metrics_password
+case_metrics_guesses
 finish

@@ -7,8 +7,9 @@
 # on a server's stderr, a data race or a lock-order inversion among the
 # store lock, the journal's lock and the workers' event bases, fails it
 # (tests/lib/common.sh, finish).
-# Then test-server-guard.sh's attacks (SANITIZED=1: no RSS bounds). The
-# clients are the plain build's.
+# Then test-server-guard.sh's attacks (SANITIZED=1: no RSS bounds) and
+# test-metrics.sh (its /metrics guesses). The clients are the plain
+# build's.
 set -u
 cd "$(dirname "$0")/.."
 make -s tsan >/dev/null || { echo "not ok - make tsan"; echo "0 passed, 1 failed"; exit 1; }
@@ -32,4 +33,7 @@ SEAMS_BIN=build/tsan/seams BIN=$dir bash tests/test-journal.sh || rc=1
 # The guards against exhaustion (drops from other threads, AUTH's delay,
 # admission after AUTH), under the same eyes.
 SANITIZED=1 BIN=$dir bash tests/test-server-guard.sh || rc=1
+# The metrics thread: scrapes beside the workers, and wrong passwords
+# there charged to the addresses AUTH's threads read (auth_source.c).
+SANITIZED=1 BIN=$dir bash tests/test-metrics.sh || rc=1
 exit $rc

@@ -2,7 +2,10 @@
  * accepted with a cap, each closed at its deadline whatever it does, its
  * request head read into at most METRICS_HEAD_MAX bytes, parsed, answered
  * by the handler (metrics_http.c), and closed once the answer has left
- * and the client has closed its side (or the deadline came).
+ * and the client has closed its side (or the deadline came). An answer
+ * the handler holds back (a wrong password's delay, metrics_http.c) stays
+ * queued with writing off until the connection's release timer fires: the
+ * loop never sleeps, and other scrapes are answered meanwhile.
  *
  * libevent 2.1's evhttp, which served the port before, caps neither the
  * connections nor their life (its timeout restarts with every byte), so
@@ -11,8 +14,9 @@
  * case_metrics_exhaust). The descriptors this port may take are counted
  * in the open-file limit at start-up (server/limits_fit.c). With all of
  * them open, a new connection closes the oldest one that has not sent a
- * whole request (or whose answer has left): idle connections cannot keep
- * a scraper out.
+ * whole request (or whose answer has left or is held back): neither idle
+ * connections nor held answers to wrong guesses can keep a scraper out.
+ * So at most METRICS_CONNS_MAX answers are held at once.
  *
  * State: the metrics thread's alone (its event_base), no lock;
  * metrics_conn_refused and metrics_conn_evicted are read from any
@@ -38,7 +42,9 @@ struct mconn {
     struct mconn *prev, *next;
     struct bufferevent *bev;
     struct event *deadline;
+    struct event *release;      /* ends a held answer's wait */
     int answered;               /* the answer is queued: input is dropped */
+    int held;                   /* ... and held back: writing is off */
     int sent;                   /* the answer has left */
     int eof;                    /* the client has closed its side */
     char peer[SSN_PEER_MAX];
@@ -88,6 +94,7 @@ static void conn_free(struct mconn *mc)
         mc->next->prev = mc->prev;
     nconns--;
     event_free(mc->deadline);
+    event_free(mc->release);
     bufferevent_free(mc->bev);          /* closes the socket */
     free(mc);
 }
@@ -137,6 +144,35 @@ static void written_cb(struct bufferevent *bev, void *arg)
         bufferevent_setcb(bev, read_cb, NULL, event_cb, mc);
 }
 
+/* The held answer's time is up: it leaves now. */
+static void release_cb(evutil_socket_t fd, short what, void *arg)
+{
+    struct mconn *mc = arg;
+    (void)fd;
+    (void)what;
+
+    mc->held = 0;
+    if (evbuffer_get_length(bufferevent_get_output(mc->bev)) == 0)
+        written_cb(mc->bev, mc);        /* nothing to write (no memory) */
+    else
+        bufferevent_enable(mc->bev, EV_WRITE);
+}
+
+/* Holds the answer queued on mc, writing off, for ns nanoseconds (rounded
+ * up to a microsecond: never early). 0, or -1 when the timer cannot be
+ * set: the caller closes the connection, unanswered rather than early. */
+static int hold(struct mconn *mc, uint64_t ns)
+{
+    uint64_t us = (ns + 999) / 1000;
+    struct timeval tv = { .tv_sec = (time_t)(us / 1000000),
+                          .tv_usec = (suseconds_t)(us % 1000000) };
+
+    if (evtimer_add(mc->release, &tv))
+        return -1;
+    mc->held = 1;
+    return 0;
+}
+
 /* Queues the answer to the head in, or a refusal. */
 static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
 {
@@ -144,6 +180,7 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
     struct metrics_request rq = { .peer = mc->peer };
     char head[METRICS_HEAD_MAX + 1];
     int code = 431;
+    uint64_t wait = 0;
 
     if (len && len <= METRICS_HEAD_MAX) {
         evbuffer_copyout(in, head, len);
@@ -152,16 +189,25 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
     }
     evbuffer_drain(in, evbuffer_get_length(in));
     mc->answered = 1;
-    if (code == 0)
-        handler(&rq, out);
-    else
+    if (code == 0) {
+        /* Writing is off while the handler writes, so that nothing of an
+         * answer it holds back leaves before its time. */
+        bufferevent_disable(mc->bev, EV_WRITE);
+        wait = handler(&rq, out);
+        if (wait && hold(mc, wait)) {
+            conn_free(mc);
+            return;
+        }
+        if (!wait)
+            bufferevent_enable(mc->bev, EV_WRITE);
+    } else
         metrics_conn_answer(out, 0, code, reason_of(code),
                             "text/plain; charset=utf-8",
                             code == 405 ? "Allow: GET, HEAD\r\n" : NULL, NULL,
                             code == 431 ? "431 the request's head is too "
                             "long\n" : "a GET of /metrics, in HTTP/1.x\n");
     bufferevent_setcb(mc->bev, read_cb, written_cb, event_cb, mc);
-    if (evbuffer_get_length(out) == 0)
+    if (!mc->held && evbuffer_get_length(out) == 0)
         written_cb(mc->bev, mc);
 }
 
@@ -202,8 +248,9 @@ static void deadline_cb(evutil_socket_t fd, short what, void *arg)
 
 /* The connection a new one may take the place of: the oldest that has
  * not sent a whole request, else the oldest whose answer has left (it
- * only waits for the client's close); NULL when each is being answered.
- * The list is newest first. */
+ * only waits for the client's close) or is held back (a wrong guess's
+ * delay: its closing tells the guesser nothing its wait did not); NULL
+ * when each is being answered. The list is newest first. */
 static struct mconn *evictable(void)
 {
     struct mconn *idle = NULL, *done = NULL;
@@ -211,7 +258,7 @@ static struct mconn *evictable(void)
     for (struct mconn *mc = conns; mc; mc = mc->next) {
         if (!mc->answered)
             idle = mc;
-        else if (mc->sent)
+        else if (mc->sent || mc->held)
             done = mc;
     }
     return idle ? idle : done;
@@ -232,7 +279,8 @@ static int make_room(const char *peer)
     }
     atomic_fetch_add_explicit(&evicted, 1, memory_order_relaxed);
     log_source(LOG_LEVEL_WARN, peer, "/metrics: %d connections open, "
-               "closed the oldest idle one, from %s, for one from %s",
+               "closed the oldest idle, done or held one, from %s, for one "
+               "from %s",
                METRICS_CONNS_MAX, old->peer, peer);
     conn_free(old);
     return 1;
@@ -255,9 +303,12 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd,
     }
     mc = calloc(1, sizeof(*mc));
     if (!mc || !(mc->deadline = evtimer_new(base, deadline_cb, mc)) ||
+        !(mc->release = evtimer_new(base, release_cb, mc)) ||
         !(mc->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE))) {
         if (mc && mc->deadline)
             event_free(mc->deadline);
+        if (mc && mc->release)
+            event_free(mc->release);
         free(mc);
         evutil_closesocket(fd);
         return;

@@ -1,29 +1,36 @@
 /* metrics_conn.h -- the connections of --metrics-port: a small HTTP/1.x
  * server of its own, bounded in what any client can hold of it, unlike
  * libevent 2.1's evhttp, which bounds neither the connections nor their
- * life. One request a connection, answered with "Connection: close".
- * Everything runs on the metrics thread (metrics_http.c), no lock. */
+ * life. One request a connection, answered with "Connection: close"; an
+ * answer the handler holds back (a wrong password's delay) waits on a
+ * timer of its connection, never in the loop. Everything runs on the
+ * metrics thread (metrics_http.c), no lock. */
 #ifndef SSN_METRICS_CONN_H
 #define SSN_METRICS_CONN_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <event2/event.h>
 #include "metrics_head.h"
 
 struct evbuffer;
 
 #define METRICS_CONNS_MAX   16      /* open at once; one more closes the
-                                       oldest idle (or done) one, or is
-                                       closed at accept when each is being
-                                       answered */
+                                       oldest idle (or done, or held) one,
+                                       or is closed at accept when each is
+                                       being answered */
 #define METRICS_DEADLINE_S  10      /* a connection's whole life, from its
                                        accept, whatever it sends */
 #define METRICS_HEAD_MAX    8192    /* a request's line and headers; a GET
                                        needs far less */
 
-/* Appends the whole answer to out (metrics_conn_answer). */
-typedef void (*metrics_handler)(const struct metrics_request *rq,
-                                struct evbuffer *out);
+/* Appends the whole answer to out (metrics_conn_answer) and returns how
+ * long, in ns, it is held before any of it is sent: 0 for at once. A held
+ * answer's connection waits on its own timer (the loop goes on serving
+ * the others) and counts as done: a new connection may take its place,
+ * closing it unanswered. */
+typedef uint64_t (*metrics_handler)(const struct metrics_request *rq,
+                                    struct evbuffer *out);
 
 /* Serves the listening socket fd on base with h; fd is closed by
  * metrics_conn_stop. Returns 0, or -1 (out of memory). */
@@ -36,7 +43,7 @@ void metrics_conn_stop(void);
 
 /* Since start-up: connections closed at accept because METRICS_CONNS_MAX
  * were open and each was being answered (refused); open ones closed to
- * make room for a new one, being idle or done (evicted). */
+ * make room for a new one, being idle, done or held (evicted). */
 unsigned long metrics_conn_refused(void);
 unsigned long metrics_conn_evicted(void);
 

@@ -21,6 +21,16 @@
  * "Authorization: Bearer" (authorization, credentials). It is checked as
  * AUTH checks it (server_password_ok: digests compared in constant time);
  * anything else gets 401 and a challenge, logged at most once a second.
+ * An Authorization header without the password is a wrong AUTH from the
+ * peer's address (auth.c): counted in srv.auth_failures, charged to the
+ * address (auth_source.h), and its 401 held back AUTH_DELAY_FIRST_MS, or
+ * the address's wait when longer. Any answer to an Authorization header,
+ * right or wrong, waits the address's wait, as AUTH's does; so guessing
+ * here slows the main port's AUTH from that address, and the other way
+ * round. No Authorization header at all is no guess (Prometheus without
+ * credentials sends none each scrape): 401 at once, nothing counted.
+ * The waits are metrics_conn.c's timers, never a sleep of this thread;
+ * a held 200 carries the figures of when its request came.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -32,6 +42,8 @@
 #include <openssl/evp.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
+#include "auth_source.h"
+#include "commands.h"
 #include "journal/journal.h"
 #include "listener.h"
 #include "lockmode.h"
@@ -41,6 +53,7 @@
 #include "metrics_conn.h"
 #include "metrics_http.h"
 #include "server.h"
+#include "timeutil.h"
 #include "trace.h"
 
 #define HTTP_AUTH_MAX       512     /* the longest credentials decoded */
@@ -182,7 +195,8 @@ static int server_lines(struct evbuffer *b)
                 "for want of file descriptors.",
                 (unsigned long long)atomic_load(&srv.accept_fd_exhausted)) ||
         counter(b, "ssn_auth_failures_total", "Wrong passwords sent with "
-                "AUTH.", (unsigned long long)atomic_load(&srv.auth_failures)) ||
+                "AUTH or to /metrics.",
+                (unsigned long long)atomic_load(&srv.auth_failures)) ||
         counter(b, "ssn_metrics_connections_refused_total", "Connections "
                 "to --metrics-port closed at once: as many as it serves were "
                 "being answered.",
@@ -251,17 +265,14 @@ int metrics_http_write(struct evbuffer *b)
 
 /* ---- the password -------------------------------------------------------- */
 
-/* 1 when the Authorization header h carries the password (or none is
- * needed). */
-static int authorized(const char *h)
+/* 1 when the Authorization header h carries the password. */
+static int password_in(const char *h)
 {
     const char *cred, *secret = NULL;
     unsigned char buf[HTTP_AUTH_MAX];
     int len = -1, ok;
 
-    if (!srv.auth_required)
-        return 1;
-    if (!h || !auth_digest)
+    if (!auth_digest)
         return 0;
     if ((cred = metrics_auth_scheme(h, "Basic")))
         len = metrics_basic_password(cred, buf, sizeof(buf), &secret);
@@ -275,11 +286,35 @@ static int authorized(const char *h)
     return ok;
 }
 
+/* Whether rq may see the figures (*ok), and how long, in ns, its answer
+ * waits: as AUTH's (auth.c's cmd_auth), the address's wait for any
+ * credentials, and for wrong ones at least a first wrong AUTH's delay,
+ * the guess counted and charged to the address. No credentials, or no
+ * password set: no guess, no wait. */
+static uint64_t check(const struct metrics_request *rq, int *ok)
+{
+    uint64_t now, wait, own = (uint64_t)AUTH_DELAY_FIRST_MS * TIME_NS_PER_MS;
+
+    *ok = !srv.auth_required;
+    if (*ok || !rq->authorization)
+        return 0;
+    now = time_now_ns();
+    wait = auth_source_delay(rq->peer, now);
+    *ok = password_in(rq->authorization);
+    if (!*ok) {
+        atomic_fetch_add(&srv.auth_failures, 1);
+        auth_source_failed(rq->peer, now);
+        wait = own > wait ? own : wait;
+    }
+    return wait;
+}
+
 static void refuse(const struct metrics_request *rq, struct evbuffer *out)
 {
     /* As a wrong AUTH's: one line a second per address at most. */
-    log_source(LOG_LEVEL_WARN, rq->peer, "/metrics: refused a request "
-               "without the right password from %s", rq->peer);
+    log_source(LOG_LEVEL_WARN, rq->peer, "/metrics: refused a request %s "
+               "from %s", rq->authorization ? "with a wrong password"
+               : "without a password", rq->peer);
     /* The body is a constant: nothing of the request echoed. */
     metrics_conn_answer(out, rq->head_only, 401, "Unauthorized",
                         "text/plain; charset=utf-8",
@@ -290,19 +325,23 @@ static void refuse(const struct metrics_request *rq, struct evbuffer *out)
 
 /* ---- the HTTP side ------------------------------------------------------- */
 
-static void answer(const struct metrics_request *rq, struct evbuffer *out)
+/* The handler (metrics_conn.h): the answer, and how long it is held. */
+static uint64_t answer(const struct metrics_request *rq, struct evbuffer *out)
 {
     static const char *const text = "text/plain; charset=utf-8";
     struct evbuffer *b;
+    uint64_t wait;
+    int ok;
 
     if (strcmp(rq->path, "/metrics") != 0) {
         metrics_conn_answer(out, rq->head_only, 404, "Not Found", text, NULL,
                             NULL, "404 Not Found (try /metrics)\n");
-        return;
+        return 0;
     }
-    if (!authorized(rq->authorization)) {
+    wait = check(rq, &ok);
+    if (!ok) {
         refuse(rq, out);
-        return;
+        return wait;
     }
     b = evbuffer_new();
     if (!b || metrics_http_write(b))
@@ -314,6 +353,7 @@ static void answer(const struct metrics_request *rq, struct evbuffer *out)
                             b, NULL);
     if (b)
         evbuffer_free(b);
+    return wait;
 }
 
 static void *serve(void *arg)
