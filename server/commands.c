@@ -364,7 +364,7 @@ int cmd_run(struct session *s, enum proto_cmd cmd)
     case PROTO_DIGEST: cmd_digest(s); break;
     case PROTO_STATS:  cmd_stats(s);  break;
     case PROTO_STATS_RESET: cmd_stats_reset(s); break;
-    case PROTO_TREE:   cmd_tree(s, s->req_depth); break;
+    case PROTO_TREE:   return cmd_tree(s, s->req_depth);
     case PROTO_HELP:   reply_puts(s, proto_help_text); break;
     case PROTO_COMPACT: return cmd_compact(s);
     case PROTO_TRACE:

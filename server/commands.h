@@ -62,8 +62,11 @@ int cmd_auth_resume(struct session *s);
  * an event driver's TRACE STOP waits for the file to be written. */
 int cmd_trace(struct session *s, enum proto_cmd cmd);
 
-/* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). */
-void cmd_tree(struct session *s, int depth);
+/* TREE: the top depth levels of the tree as Graphviz DOT (tree.c). 0, or
+ * CMD_WAITS while a driver still holds earlier replies, or while clients
+ * dropped for the reply budget have not given theirs back (an event
+ * driver's: run it again later, session_waiting). */
+int cmd_tree(struct session *s, int depth);
 
 /* 1 for the requests one store-lock hold may cover (ADD, DELETE, FIND,
  * COUNT): short, no I/O, no wait. The session ends a batch before any
@@ -74,9 +77,10 @@ int cmd_batchable(enum proto_cmd cmd);
 
 /* Runs the parsed request cmd (its fields are in s->req) and appends its
  * one reply, between the session's reply_begin and reply_end. Returns 0,
- * or CMD_WAITS when the request cannot run on yet (a streamed PRINT with
- * replies still queued ahead of it, or COMPACT's outcome for an event
- * driver: session_waiting) and nothing of its reply was made. QUIT and a failed write to the client set s->ending. */
+ * or CMD_WAITS when the request cannot run on yet (a streamed PRINT or a
+ * TREE with replies still queued ahead of it, or COMPACT's outcome for an
+ * event driver: session_waiting) and nothing of its reply was made. QUIT
+ * and a failed write to the client set s->ending. */
 int cmd_run(struct session *s, enum proto_cmd cmd);
 
 #endif

@@ -1,4 +1,6 @@
-/* listing.c -- PRINT's reply formatted once and shared (listing.h). */
+/* listing.c -- PRINT's reply formatted once and shared, and the replies
+ * built the same way (listing.h). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/crypto.h>
@@ -9,29 +11,50 @@
 #define LISTING_LINE    52      /* a PRINT line with names of 30 bytes or
                                    less together, and a 3-digit age */
 
-struct build {
-    struct listing *l;
-    size_t cap;
-};
-
-static int append(struct build *b, const char *data, size_t len)
+/* Moves l's bytes to a buffer of cap bytes and wipes the old one. */
+static int grow(struct listing *l, size_t cap)
 {
-    struct listing *l = b->l;
+    char *p = malloc(cap);      /* not realloc: the old copy is wiped */
 
-    if (l->len + len > b->cap) {
-        size_t cap = b->cap ? b->cap : LISTING_INITIAL;
+    if (!p)
+        return -ENOMEM;
+    if (l->data) {
+        memcpy(p, l->data, l->len);
+        OPENSSL_cleanse(l->data, l->len);
+        free(l->data);
+    }
+    l->data = p;
+    l->cap = cap;
+    return 0;
+}
+
+struct listing *listing_new(size_t cap)
+{
+    struct listing *l = calloc(1, sizeof(*l));
+
+    if (!l)
+        return NULL;
+    atomic_init(&l->refs, 1);
+    if (cap && grow(l, cap)) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
+int listing_append(struct listing *l, const void *data, size_t len,
+                   size_t limit)
+{
+    if (limit && l->len + len > limit)
+        return -ENOBUFS;
+    if (l->len + len > l->cap) {
+        size_t cap = l->cap ? l->cap : LISTING_INITIAL;
         while (cap < l->len + len)
             cap *= 2;
-        char *p = malloc(cap);  /* not realloc: the old copy is wiped */
-        if (!p)
-            return -1;
-        if (l->data) {
-            memcpy(p, l->data, l->len);
-            OPENSSL_cleanse(l->data, l->len);
-            free(l->data);
-        }
-        l->data = p;
-        b->cap = cap;
+        if (limit && cap > limit)
+            cap = limit;
+        if (grow(l, cap))
+            return -ENOMEM;
     }
     memcpy(l->data + l->len, data, len);
     l->len += len;
@@ -43,7 +66,7 @@ static int append_entry(const struct entry *e, void *arg)
     char line[ENTRY_LINE_MAX];
     size_t n = entry_format_print(e, line);
 
-    return append(arg, line, n);
+    return listing_append(arg, line, n, 0);
 }
 
 /* O(n) formatting and allocation under the store lock: the price buffered
@@ -51,25 +74,23 @@ static int append_entry(const struct entry *e, void *arg)
  * happens outside it. */
 static struct listing *build_locked(const struct store *st)
 {
-    struct build b = { .l = calloc(1, sizeof(struct listing)), .cap = 0 };
-
-    if (!b.l)
-        return NULL;
     /* Sized once from the count: most lines are LISTING_LINE bytes, so
      * growing (a copy and a wipe of everything so far) is rare. */
-    b.cap = st->tree.count * LISTING_LINE + 2 * sizeof(ENTRY_PRINT_HEAD);
-    b.l->data = malloc(b.cap);
-    if (!b.l->data)
-        b.cap = 0;
-    atomic_init(&b.l->refs, 1);
-    b.l->version = st->version;
-    if (append(&b, ENTRY_PRINT_HEAD, sizeof(ENTRY_PRINT_HEAD) - 1) ||
-        store_foreach_locked(st, append_entry, &b) ||
-        append(&b, ENTRY_PRINT_TAIL, sizeof(ENTRY_PRINT_TAIL) - 1)) {
-        listing_put(b.l);
+    struct listing *l = listing_new(st->tree.count * LISTING_LINE +
+                                    2 * sizeof(ENTRY_PRINT_HEAD));
+
+    if (!l)
+        return NULL;
+    l->version = st->version;
+    if (listing_append(l, ENTRY_PRINT_HEAD, sizeof(ENTRY_PRINT_HEAD) - 1,
+                       0) ||
+        store_foreach_locked(st, append_entry, l) ||
+        listing_append(l, ENTRY_PRINT_TAIL, sizeof(ENTRY_PRINT_TAIL) - 1,
+                       0)) {
+        listing_put(l);
         return NULL;
     }
-    return b.l;
+    return l;
 }
 
 struct listing *listing_get_locked(struct store *st, struct listing **stale)

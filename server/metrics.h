@@ -7,13 +7,15 @@
  * every thread at once, so they go into sets of histograms that one
  * thread at a time owns (a "set": a histogram per command). A session
  * takes a set for a slice of requests (metrics_take) and gives it back at
- * the end of the slice (metrics_give): recording is then a few plain
- * loads and stores into memory no other thread writes, no locked
- * instruction and no shared cache line but the reset epoch, which is read
- * only. Free sets wait in a row of slots (one atomic exchange to take, one
- * compare-and-swap to give back), so there are as many sets as slices ever
- * ran at once, not one per thread or per connection. Readers merge every
- * set under sets_lock with relaxed loads (hist_merge_relaxed).
+ * the end of the slice (metrics_give), or before anything that may wait
+ * (session.c, ms_give): recording is then a few plain loads and stores
+ * into memory no other thread writes, no locked instruction and no shared
+ * cache line but the reset epoch, which is read only. Free sets wait in a
+ * row of slots (one atomic exchange to take, one compare-and-swap to give
+ * back), so there are as many sets as slices ever ran at once between
+ * waits, not one per thread, per connection or per session waiting.
+ * Readers merge every set under sets_lock with relaxed loads
+ * (hist_merge_relaxed).
  *
  * Why not one shared histogram of atomics: two CPUs recording the same
  * command move the histogram's cache lines back and forth on every

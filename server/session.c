@@ -35,6 +35,35 @@ void reply_begin(struct session *s)
     s->reply_failed = 0;
 }
 
+/* ---- the slice's histograms -------------------------------------------- */
+
+/* Gives back the slice's set of histograms: at the slice's end, before a
+ * request that may wait (every one but the batchable ADD, DELETE, FIND
+ * and COUNT: a TREE's turn, the store lock behind O(n) holds, an AUTH's
+ * delay), and before a send that may block (a blocking driver's). A set is
+ * 138 KiB, and sets are made for as many slices as ever held one at once
+ * and kept: 500 threads queued behind CHECKs or TREEs held one each, 69 MB
+ * (docs/LIMITS.md). The next request measured takes one again, most often
+ * the same (metrics.c's slot hint). */
+static void ms_give(struct session *s)
+{
+    metrics_give(s->ms);
+    s->ms = NULL;
+}
+
+/* A request of cmd took ns, from its parse to its reply's end: into the
+ * slice's set (metrics.h), taken when it has none. */
+static void measure(struct session *s, enum proto_cmd cmd, uint64_t ns)
+{
+    int i = metrics_cmd_of(cmd);
+
+    if (i < 0)
+        return;
+    if (!s->ms && !(s->ms = metrics_take()))
+        return;                 /* no memory: this one goes unmeasured */
+    metrics_record(s->ms, i, ns);
+}
+
 /* ---- the one way out ---------------------------------------------------- */
 
 static void send_failed(struct session *s, int rc)
@@ -52,6 +81,8 @@ static void send_failed(struct session *s, int rc)
 static int emit(struct session *s, const void *data, size_t len)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    if (!s->io->never_waits)
+        ms_give(s);                     /* it may block */
     uint64_t t = trace_begin();
     int rc = s->io->send(s->io_arg, data, len, s->journal_seq);
     trace_end(TRACE_SEND, t, (uint32_t)len);
@@ -65,6 +96,8 @@ static int emit(struct session *s, const void *data, size_t len)
 static int emit_listing(struct session *s, struct listing *l)
 {
     STORE_ASSERT_NOT_HELD(s->store);
+    if (!s->io->never_waits)
+        ms_give(s);                     /* it may block */
     uint64_t t = trace_begin();
     size_t len = l->len;                /* l may be gone once sent */
     int rc = s->io->send_listing(s->io_arg, l, s->journal_seq);
@@ -263,8 +296,10 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     /* One store-lock hold covers a run of batchable requests only: any
      * other request (AUTH, PRINT, COMPACT, an error...) may send, log or
      * wait, so it runs with the batch's lock released. */
-    if (!cmd_batchable(cmd))
+    if (!cmd_batchable(cmd)) {
         cmd_batch_end(s);
+        ms_give(s);                     /* it may wait */
+    }
     s->req_depth = req.depth;
     reply_begin(s);
     int rc = run(s, cmd, req.err, &req);
@@ -280,19 +315,6 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     }
     request_done(s);
     return cmd;
-}
-
-/* A request of cmd took ns, from its parse to its reply's end: into the
- * slice's set of histograms (metrics.h), taken at its first request. */
-static void measure(struct metrics_set **ms, enum proto_cmd cmd, uint64_t ns)
-{
-    int i = metrics_cmd_of(cmd);
-
-    if (i < 0)
-        return;
-    if (!*ms && !(*ms = metrics_take()))
-        return;                 /* no memory: this slice goes unmeasured */
-    metrics_record(*ms, i, ns);
 }
 
 /* The request that waited runs again: 1 when it is answered now. */
@@ -350,7 +372,6 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
 {
     uint64_t t0 = time_now_ns(), now;
     uint64_t until = budget_ns ? t0 + budget_ns : 0;
-    struct metrics_set *ms = NULL;
     enum proto_cmd cmd;
     char *line;
     size_t len;
@@ -364,7 +385,7 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         if (!resume(s))
             return s->ending;
         t0 = time_now_ns();
-        measure(&ms, s->waiting_cmd, t0 - s->waited_from);
+        measure(s, s->waiting_cmd, t0 - s->waited_from);
     }
     while (!s->ending && !s->waiting &&
            (st = lr_next(&s->in, &line, &len)) != LR_AGAIN) {
@@ -381,7 +402,7 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         if (s->waiting)
             s->waited_from = t0;    /* measured when it is answered */
         else
-            measure(&ms, cmd, now - t0);
+            measure(s, cmd, now - t0);
         t0 = now;
         if (s->out.len >= high_water(s)) {
             cmd_batch_end(s);           /* no I/O under the store lock */
@@ -395,7 +416,7 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
         }
     }
     cmd_slice_end(s);
-    metrics_give(ms);
+    ms_give(s);
     if (s->compact_due) {
         cmd_batch_end(s);               /* a round's hold too */
         cmd_compact_due(s);

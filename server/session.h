@@ -53,6 +53,7 @@
 #define SESSION_POOL_SPARE      64      /* spare buffer pairs a pool keeps */
 
 struct listing;
+struct metrics_set;
 
 /* The buffers sessions borrow while a request is in progress: one event
  * worker's, used by its thread alone (no lock), or shared by the session
@@ -146,6 +147,11 @@ struct session {
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */
+    struct metrics_set *ms;     /* the running slice's latency histograms
+                                   (metrics.h), taken at its first request
+                                   measured; given back at its end and
+                                   before what may wait long (session.c,
+                                   ms_give) */
     uint64_t journal_seq;       /* the last journal record the replies in
                                    out acknowledge: the mark their send
                                    carries; 0: none */
@@ -316,7 +322,9 @@ enum session_wait {
     SESSION_WAITS_DRAINED,      /* everything sent so far to reach the
                                    socket (io.drained): a streamed PRINT,
                                    which must not find replies queued
-                                   ahead of it once it holds the lock */
+                                   ahead of it once it holds the lock, or
+                                   a TREE, whose drawing is made only for
+                                   a client that takes its replies */
     SESSION_WAITS_COMPACT,      /* the compaction s->compact_gen to end
                                    (journal_compact_wait_async) */
     SESSION_WAITS_TIMER,        /* the clock to reach s->wait_until (a

@@ -6,6 +6,9 @@
 #      read keep peak RSS within base + budget + listings in flight +
 #      connections, and the ones holding the most are dropped
 #      (--max-output-total; without it the same attack passes the bound);
+#      the same with TREE 10, whose drawings are charged as PRINT's
+#      listings are and made two at a time; sessions waiting for the store
+#      lock hold no latency histograms;
 #   2. guessing: pipelined wrong AUTHs on one connection are answered
 #      slowly (250, 500, 1000 ms) and the connection is closed after 3,
 #      while an event worker's other client is answered at once; once an
@@ -106,6 +109,113 @@ case_budget() {
         stop_server "$SRV_PID"
     fi
     expect_eq "budget $io $budget: exit 0" "$STOP_RC" 0
+}
+
+# tree_attack PORT N K: N connections each pipeline K "TREE 10" and never
+# read; their descriptors in ATTACK.
+tree_attack() {
+    local i fd req=""
+    ATTACK=()
+    for ((i = 0; i < $3; i++)); do req+="TREE 10"$'\n'; done
+    for ((i = 0; i < $2; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || break
+        ATTACK+=("$fd")
+        printf '%s' "$req" >&"$fd"
+    done
+}
+
+# case_tree_budget IO BUDGET: TREE's replies are charged as PRINT's are.
+# 60 attackers pipeline 24 TREE 10 each (a drawing of 186 KiB; the kernel
+# takes about six before a socket is full) and never read. Peak RSS above
+# the base stays within the budget, the drawings being made (two at most:
+# tree.c, a snapshot of 213 KiB and its text each) and 64 KiB per
+# connection (a busy thread's stack and its session's buffers). Before,
+# each waiting TREE held its snapshot, its session's grown reply buffer and
+# its slice's latency histograms (metrics.h), about 600 KiB, none of it
+# charged: 500 attackers took the server to 324 MB with a 16 MB budget,
+# and another client's COUNT waited 2 s. BUDGET 0 is the control: the
+# same attack passes the bound without a budget (each writer holds its
+# drawing), so the bound can fail.
+case_tree_budget() {
+    local io=$1 budget=$2 n=4000 nconn=60 T base bound peak fd i
+    start_server buffered --io "$io" --max-output-total "$budget" \
+        --max-output 1m --write-timeout 20 || return
+    check "tree $io $budget: preload $n people" preload "$SRV_PORT" 0 "$n" 30
+    converse_str "$SRV_PORT" 'TREE 10\nQUIT\n' "$TEST_TMP/tree.out" 10
+    T=$(( $(wc -c <"$TEST_TMP/tree.out") - 4 ))     # less "Bye\n"
+    base=$(hwm_kb "$SRV_PID")
+    bound=$(( base + ${budget%m} * 1024 + 2 * (213 + T / 1024) + nconn * 64 ))
+    tree_attack "$SRV_PORT" "$nconn" 24
+    sleep 3
+    # Until the first drops (a sanitizer's build draws slowly).
+    for ((i = 0; i < (SANITIZED ? 60 : 10); i++)); do
+        stats_new "$SRV_PORT" clients_reply_budget
+        [[ $budget == 0 || ${STAT:-0} -gt 0 ]] && break
+        sleep 1
+    done
+    peak=$(hwm_kb "$SRV_PID")
+    local dropped=$STAT
+    if [[ $budget == 0 ]]; then
+        check "tree $io, none: the attack passes the bound (peak $peak kB > $bound kB)" \
+            test "$peak" -gt "$bound"
+    else
+        (( SANITIZED )) ||
+        check "tree $io $budget: peak RSS $peak kB within $bound kB (base $base kB, TREE 10 $((T / 1024)) kB)" \
+            test "$peak" -le "$bound"
+        check "tree $io $budget: the largest holders were dropped (clients_reply_budget $dropped)" \
+            test "${dropped:-0}" -gt 0
+        converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$TEST_TMP/count.out" 5
+        check "tree $io $budget: another client is served (COUNT $(head -n 1 "$TEST_TMP/count.out"))" \
+            test "$(head -n 1 "$TEST_TMP/count.out")" -eq "$n"
+    fi
+    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
+    sleep 0.5                           # the writers see the closes
+    if (( SANITIZED )); then
+        srv_stop "$SRV_PID" TERM 10; STOP_RC=$SRV_RC
+    else
+        stop_server "$SRV_PID"
+    fi
+    expect_eq "tree $io $budget: exit 0" "$STOP_RC" 0
+}
+
+# case_waiters: 60 clients pipeline 30 CHECKs each (an O(n) walk under the
+# store lock, a one-line reply), so that most of their sessions wait for
+# the lock at once (--io threads: a session thread each). Peak RSS above
+# the base stays within 64 KiB per connection. Before, each session held
+# its slice's latency histograms (138 KiB, metrics.h) while it waited, and
+# the sets stayed made: 9 MB here, 78 MB with 500 clients.
+case_waiters() {
+    local io=threads n=$(( SANITIZED ? 4000 : 20000 )) nconn=60 base bound
+    local peak fd i req=""
+    start_server buffered --io "$io" || return
+    check "waiters $io: preload $n people" preload "$SRV_PORT" 0 "$n" 30
+    converse_str "$SRV_PORT" 'CHECK\nQUIT\n' "$TEST_TMP/check.out" 10
+    base=$(hwm_kb "$SRV_PID")
+    bound=$(( base + nconn * 64 ))
+    for ((i = 0; i < 30; i++)); do req+="CHECK"$'\n'; done
+    ATTACK=()
+    for ((i = 0; i < nconn; i++)); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$SRV_PORT" 2>/dev/null || break
+        ATTACK+=("$fd")
+        printf '%s' "$req" >&"$fd"
+    done
+    sleep $(( SANITIZED ? 10 : 3 ))
+    peak=$(hwm_kb "$SRV_PID")
+    (( SANITIZED )) ||
+    check "waiters $io: peak RSS $peak kB within $bound kB (base $base kB)" \
+        test "$peak" -le "$bound"
+    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
+    for ((i = 0; i < 100; i++)); do     # their sessions end (20 s at most)
+        stats_new "$SRV_PORT" connections_current
+        [[ $STAT == 1 ]] && break
+        sleep 0.2
+    done
+    if (( SANITIZED )); then
+        srv_stop "$SRV_PID" TERM 10; STOP_RC=$SRV_RC
+    else
+        stop_server "$SRV_PID"
+    fi
+    expect_eq "waiters $io: exit 0" "$STOP_RC" 0
 }
 
 # ---- 2. guessing ---------------------------------------------------------
@@ -396,6 +506,7 @@ case_grace() {
 
 for io in threads events; do
     case_budget "$io" 8m
+    case_tree_budget "$io" 4m
     case_guesses "$io"
     case_source_penalty "$io"
     case_unauth_cap "$io"
@@ -405,5 +516,8 @@ for io in threads events; do
     case_grace "$io"
 done
 (( SANITIZED )) || case_budget threads 0
+(( SANITIZED )) || case_tree_budget threads 0
+(( SANITIZED )) || case_tree_budget events 0
+case_waiters
 case_log_flood
 finish

@@ -179,35 +179,35 @@ fi
 # back before it go to the client there and then (reply_put sends them
 # early), on the socket, under the lock: a client that had stopped reading
 # then held the store, every other client waiting, until --write-timeout.
+# Now TREE sends the replies held back before it first, before its turn to
+# draw and the store lock, then its drawing whole (tree.c).
 #
 # The setting (threads driver, where a send blocks): --max-output 4096, so
 # replies are sent mid-batch past 2048 bytes. Each client A repeats K FINDs
 # (K replies just under 2048 bytes, held back) and a TREE whose lines push
-# the reply past 4096 bytes but fit by themselves: the K replies are sent
-# from inside TREE, then TREE's own lines after it. A never reads, so its
-# socket fills (some MB) inside one of those sends; which one depends on
-# the kernel's buffers: inside TREE for one or two A clients in eight
-# here. So a round has eight, started at eight offsets into the cycle.
+# the batch past 4096 bytes but fit by themselves. So every send of A's is
+# made from inside a TREE: the K replies as it begins, its drawing once
+# made. A never reads, so its socket fills (some MB) inside one of them.
 # Client B asks FIND all along, and STATS, until the A clients have stopped
 # (commands_total no longer moves): every FIND must be answered within a
-# second. Then the A clients close, and STATS's clients_output_limited
-# counts those whose socket filled inside TREE (TREE's reply lost its early
-# send): that says whether the case happened. Rounds go on, three at most,
-# until it has.
+# second. STATS's reply_bytes_held then says that A clients are blocked in
+# those sends (a blocked write is charged to the reply budget): that says
+# the case happened. Rounds go on, three at most, until it has; a round
+# has eight A clients, started at eight offsets into the cycle.
 
 STALL_CLIENTS=8
 
 # stats_of FD: STATS on the connection FD; sets ST_COMMANDS, ST_CONNS and
-# ST_LIMITED. 1 when it is not answered within 2 s.
+# ST_HELD. 1 when it is not answered within 2 s.
 stats_of() {
-    ST_COMMANDS="" ST_CONNS="" ST_LIMITED=""
+    ST_COMMANDS="" ST_CONNS="" ST_HELD=""
     send_line "$1" STATS
     while read_line "$1" 2; do
         case $LINE in
         END) return 0 ;;
         "commands_total "*) ST_COMMANDS=${LINE#* } ;;
         "connections_current "*) ST_CONNS=${LINE#* } ;;
-        "clients_output_limited "*) ST_LIMITED=${LINE#* } ;;
+        "reply_bytes_held "*) ST_HELD=${LINE#* } ;;
         esac
     done
     return 1
@@ -249,9 +249,9 @@ stall_setup() {
 
 # stall_round: one round. Sets R_SLOW (empty, or what was slow), R_PROBES
 # (FINDs answered), R_MAX (the slowest, ms), R_QUIET (1 when the A clients
-# stopped) and R_INSIDE (how many filled inside a TREE).
+# stopped) and R_INSIDE (the bytes the blocked A clients hold then).
 stall_round() {
-    local b i j fd pid t0 ms quiet=0 last=-1 limited0 deadline want
+    local b i j fd pid t0 ms quiet=0 last=-1 deadline want
     local fds=() pids=()
     R_SLOW="" R_PROBES=0 R_MAX=0 R_QUIET=0 R_INSIDE=0
     want=$(print_line F1 L097 40 000-00-0000)
@@ -262,7 +262,6 @@ stall_round() {
         close_conn "$b"
         return
     fi
-    limited0=$ST_LIMITED
     for ((i = 0; i < STALL_CLIENTS; i++)); do
         open_conn "$SRV_PORT"
         fds+=("$CONN")
@@ -304,7 +303,7 @@ stall_round() {
         last=$ST_COMMANDS
         sleep 0.1
     done
-    (( quiet >= 10 )) && R_QUIET=1
+    (( quiet >= 10 )) && R_QUIET=1 R_INSIDE=${ST_HELD:-0}
 
     # The A clients close: a session blocked in a send ends at once.
     for pid in "${pids[@]}"; do
@@ -315,11 +314,8 @@ stall_round() {
         close_conn "$fd"
     done
     if [[ -z $R_SLOW ]]; then
-        for ((i = 0; i < 50; i++)); do
-            if stats_of "$b" && [[ $ST_CONNS == 1 ]]; then
-                R_INSIDE=$(( ST_LIMITED - limited0 ))
-                break
-            fi
+        for ((i = 0; i < 50; i++)); do     # their sessions end at once
+            stats_of "$b" && [[ $ST_CONNS == 1 ]] && break
             sleep 0.1
         done
     fi
@@ -341,7 +337,7 @@ case_reader_stalls_no_one() {
         ok "$what # SKIP no client's socket filled inside a TREE in $round rounds"
     else
         ok "$what (round $round: $R_PROBES FINDs, the slowest $R_MAX ms;" \
-           "$R_INSIDE of $STALL_CLIENTS clients filled inside a TREE)"
+           "clients blocked inside TREEs held $R_INSIDE bytes)"
     fi
 }
 

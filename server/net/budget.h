@@ -28,6 +28,19 @@ void budget_charge(struct conn *c, size_t n);
 /* n of c's bytes were sent or dropped. */
 void budget_release(struct conn *c, size_t n);
 
+/* 1 while all clients together hold more than the budget: some dropped
+ * for it have not given theirs back yet (an event worker closes them on
+ * its loop's next pass). A reply of one client's own that an event
+ * worker would make now waits instead (TREE's, tree.c), else each one it
+ * makes in the same pass drops another client, whose reply stays until
+ * then. */
+static inline int budget_over(void)
+{
+    size_t limit = srv.opt.max_output_total;
+
+    return limit && atomic_load(&srv.reply_held) > limit;
+}
+
 /* The default budget: SSN_OUTPUT_TOTAL_SHARE of physical memory, and at
  * least twice max_output (so one client's whole allowance always fits). */
 size_t budget_default(size_t max_output);
