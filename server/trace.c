@@ -4,7 +4,12 @@
  * Rings. A ring belongs to its thread: only that thread records into it,
  * and it lives as long as the thread (freed by the key's destructor,
  * ring_retire), across windows: gen says which window its events are
- * from, and its first event of a new window empties it.
+ * from, and its first event of a new window empties it. Its events' room
+ * (ev, 384 KiB) is made then too, while fewer than TRACE_RINGS_MAX exist
+ * (rings_held), and freed by whoever writes the window, after writing it:
+ * nothing records between a stop and the next START, so no thread holds
+ * any between windows, and a thread that goes past the bound records
+ * nothing until the next window (its n still counts what it dropped).
  *
  * Recording against stopping, the one subtle part. A recorder marks its
  * ring busy, then loads trace_on; a stopper stores trace_on = 0, then
@@ -70,15 +75,22 @@ static struct {
 } results[RESULTS];             /* by window % RESULTS; trace_lock */
 static pthread_t writer;        /* trace_lock */
 static int writer_joinable;     /* trace_lock */
+static atomic_int rings_held;   /* rings with room for events (ev): at
+                                   most TRACE_RINGS_MAX */
 
 /* ---- figures --------------------------------------------------------- */
 
+/* A ring of the window that records (gen read with acquire), or of one
+ * stopped: its events kept, and those dropped (overwritten, or recorded
+ * with no room: past TRACE_RINGS_MAX). */
 static void ring_figures(const struct trace_ring *r, uint64_t *kept,
                          uint64_t *dropped)
 {
     uint64_t n = atomic_load_explicit(&r->n, memory_order_relaxed);
 
     *kept = n < TRACE_RING_EVENTS ? n : TRACE_RING_EVENTS;
+    if (!atomic_load_explicit(&r->ev, memory_order_relaxed))
+        *kept = 0;
     *dropped = n - *kept;
 }
 
@@ -161,6 +173,31 @@ static void unlink_locked(struct trace_ring *r)
         }
 }
 
+/* Room for a ring's events, while fewer than TRACE_RINGS_MAX have it;
+ * else (or with no memory) NULL. */
+static struct trace_event *ev_new(void)
+{
+    struct trace_event *ev = NULL;
+
+    if (atomic_fetch_add(&rings_held, 1) < TRACE_RINGS_MAX)
+        ev = malloc(TRACE_RING_EVENTS * sizeof(*ev));
+    if (!ev)
+        atomic_fetch_sub(&rings_held, 1);
+    return ev;
+}
+
+/* r's events go: its window is written, or its thread ends. Nothing may
+ * record into r meanwhile (see the top). */
+static void ev_free(struct trace_ring *r)
+{
+    struct trace_event *ev = atomic_exchange(&r->ev, NULL);
+
+    if (ev) {
+        free(ev);
+        atomic_fetch_sub(&rings_held, 1);
+    }
+}
+
 /* The thread of ring arg ends: a ring of the window that records (or
  * stopped and is not written yet) goes to the file, then away. */
 static void ring_retire(void *arg)
@@ -181,6 +218,7 @@ static void ring_retire(void *arg)
     if (keep)
         trace_json_ring(r, name, t0);
     pthread_mutex_unlock(&file_lock);
+    ev_free(r);
     free(r);
 }
 
@@ -197,6 +235,7 @@ static struct trace_ring *ring_new(enum trace_kind first_kind)
     atomic_init(&r->busy, 0);
     atomic_init(&r->gen, 0);
     atomic_init(&r->n, 0);
+    atomic_init(&r->ev, NULL);
     r->counted = 0;
     pthread_mutex_lock(&trace_lock);
     r->id = next_id++;
@@ -215,7 +254,8 @@ static struct trace_ring *ring_new(enum trace_kind first_kind)
 }
 
 /* One event into the calling thread's ring; a full ring overwrites its
- * oldest (n - TRACE_RING_EVENTS events are then dropped). */
+ * oldest (n - TRACE_RING_EVENTS events are then dropped), and one with no
+ * room for events (past TRACE_RINGS_MAX) drops them all. */
 void trace_record(enum trace_kind kind, uint64_t from_ns, uint64_t to_ns,
                   uint32_t arg)
 {
@@ -231,11 +271,17 @@ void trace_record(enum trace_kind kind, uint64_t from_ns, uint64_t to_ns,
         if (atomic_load_explicit(&r->gen, memory_order_relaxed) == w) {
             n = atomic_load_explicit(&r->n, memory_order_relaxed);
         } else {                                /* a new window */
+            if (!atomic_load_explicit(&r->ev, memory_order_relaxed))
+                atomic_store_explicit(&r->ev, ev_new(),
+                                      memory_order_relaxed);
             atomic_store_explicit(&r->n, 0, memory_order_relaxed);
             atomic_store_explicit(&r->gen, w, memory_order_release);
         }
-        r->ev[n & TRACE_RING_MASK] = (struct trace_event){
-            from_ns, to_ns, (uint32_t)kind, arg };
+        struct trace_event *ev = atomic_load_explicit(&r->ev,
+                                                      memory_order_relaxed);
+        if (ev)
+            ev[n & TRACE_RING_MASK] = (struct trace_event){
+                from_ns, to_ns, (uint32_t)kind, arg };
         atomic_store_explicit(&r->n, n + 1, memory_order_release);
     }
     atomic_store_explicit(&r->busy, 0, memory_order_release);
@@ -341,6 +387,7 @@ static void write_window(void)
         pthread_mutex_unlock(&trace_lock);
         if (keep)
             trace_json_ring(r, name, t0);
+        ev_free(r);                 /* its thread records no more here */
     }
     rc = trace_json_close();
     pthread_mutex_lock(&trace_lock);
@@ -460,6 +507,7 @@ void trace_close(void)
         unlink_locked(mine);
         pthread_mutex_unlock(&trace_lock);
         pthread_mutex_unlock(&file_lock);
+        ev_free(mine);
         free(mine);
         mine = NULL;
         pthread_setspecific(ring_key, NULL);

@@ -15,14 +15,18 @@
  * symbolic link.
  *
  * Bounded: each thread records into a ring of its own, TRACE_RING_EVENTS
- * long, allocated at its first event and kept while the thread lives. A
- * full ring overwrites its oldest event, counted as dropped (STATS
- * trace_events_dropped, /metrics, TRACE, the log line at the end), so a
- * window shows its end. A ring goes to the file when its thread ends
- * during the window, or when the window stops; a thread per connection
- * costs memory only while it lives. A window's file holds at most
- * TRACE_WINDOW_EVENTS events, however many threads come and go: the
- * rings that would pass it are dropped whole.
+ * long, allocated at its first event of a window and freed once the
+ * window is written (or its thread ends). A full ring overwrites its
+ * oldest event, counted as dropped (STATS trace_events_dropped, /metrics,
+ * TRACE, the log line at the end), so a window shows its end. At most
+ * TRACE_RINGS_MAX rings exist at once: a thread that comes past them
+ * records nothing in that window, its events all counted as dropped (a
+ * ring a thread, with a thread per connection, took a server with 200
+ * busy clients to 87 MB, and could take 384 MiB at -m 1024). A ring goes
+ * to the file when its thread ends during the window, or when the window
+ * stops. A window's file holds at most TRACE_WINDOW_EVENTS events,
+ * however many threads come and go: the rings that would pass it are
+ * dropped whole.
  *
  * Off (the default), every hook is one load of trace_on and a branch that
  * is never taken. No event carries a name or an SSN: only kinds, times,
@@ -35,8 +39,11 @@
 #include <stdint.h>
 #include "timeutil.h"
 
-#define TRACE_RING_EVENTS 16384     /* per thread: 384 KB, touched as used;
-                                       a power of two */
+#define TRACE_RING_EVENTS 16384     /* per thread: 384 KiB, touched as
+                                       used; a power of two */
+#define TRACE_RINGS_MAX 32          /* rings at once, every thread's: 12 MiB
+                                       at most, and only while a window
+                                       records or is written */
 #define TRACE_WINDOW_EVENTS (16 * TRACE_RING_EVENTS)
                                     /* written in one window at most (about
                                        30 MB of file): the rings past it, of

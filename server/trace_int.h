@@ -32,7 +32,11 @@ struct trace_ring {
     atomic_ulong n;             /* events recorded in that window; the
                                    latest TRACE_RING_EVENTS are kept, event
                                    i at ev[i & TRACE_RING_MASK] */
-    struct trace_event ev[TRACE_RING_EVENTS];
+    /* TRACE_RING_EVENTS events, made at the thread's first event of a
+     * window (NULL past TRACE_RINGS_MAX: that window's events are all
+     * dropped), freed once the window is written or the thread ends
+     * (trace.c). Its thread stores it before gen; readers load it after. */
+    _Atomic(struct trace_event *) ev;
 };
 
 /* trace_json.c: the window's file. The caller holds trace.c's file_lock
@@ -43,8 +47,9 @@ struct trace_ring {
 int trace_json_open(const char *path);
 
 /* Writes ring r's lane (named name) and its kept events, times from t0
- * (spans that began before it start at it). The ring must not change
- * meanwhile. Returns the events written. */
+ * (spans that began before it start at it); nothing for a ring with no
+ * room for events. The ring must not change meanwhile. Returns the events
+ * written. */
 uint64_t trace_json_ring(const struct trace_ring *r, const char *name,
                          uint64_t t0);
 

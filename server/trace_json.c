@@ -119,14 +119,19 @@ uint64_t trace_json_ring(const struct trace_ring *r, const char *name,
 {
     uint64_t n = atomic_load_explicit(&r->n, memory_order_acquire);
     uint64_t kept = n < TRACE_RING_EVENTS ? n : TRACE_RING_EVENTS;
+    const struct trace_event *ev = atomic_load_explicit(&r->ev,
+                                                        memory_order_relaxed);
     char lane[32];
+
+    if (!ev)
+        return 0;                       /* past TRACE_RINGS_MAX: no room */
 
     json_name(lane, sizeof(lane), name);
     sep();
     fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,"
             "\"tid\":%u,\"args\":{\"name\":\"%s\"}}", pid, r->id, lane);
     for (uint64_t i = n - kept; i < n; i++) {
-        const struct trace_event *e = &r->ev[i & TRACE_RING_MASK];
+        const struct trace_event *e = &ev[i & TRACE_RING_MASK];
         /* Clipped at t0, both ends alike, so that nesting is kept. */
         uint64_t from = e->from > t0 ? e->from - t0 : 0;
         uint64_t to = e->to > t0 ? e->to - t0 : 0;

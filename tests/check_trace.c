@@ -4,7 +4,9 @@
  * window rewrites the file (0600, never through a symbolic link); the
  * outcomes of the last 256 windows are kept, an older one's are stale;
  * threads that record while windows start and stop lose nothing they
- * should keep (run by make tsan's runner too). Each test runs in its own
+ * should keep (run by make tsan's runner too); past TRACE_RINGS_MAX
+ * threads at once, the others' events are dropped, and the room comes
+ * back once the window is written. Each test runs in its own
  * process (the module's state is global). */
 #include <errno.h>
 #include <pthread.h>
@@ -249,6 +251,65 @@ START_TEST(test_trace_concurrent_windows)
 }
 END_TEST
 
+/* More threads than TRACE_RINGS_MAX record at once: the first
+ * TRACE_RINGS_MAX keep their events, the others' are all counted as
+ * dropped; once the window is written the rings' room is free again, and
+ * the next window's threads have it, refused ones included. Before the
+ * bound every thread kept a ring of 384 KiB for its life. */
+enum { RINGS_EXTRA = 8, RINGS_K = 100,
+       RINGS_THREADS = TRACE_RINGS_MAX + RINGS_EXTRA };
+static pthread_barrier_t phase;
+
+static void *ringer(void *arg)
+{
+    long i = (long)arg;
+
+    sends(0, RINGS_K);                  /* window 1 */
+    pthread_barrier_wait(&phase);       /* all recorded, all rings alive */
+    pthread_barrier_wait(&phase);       /* window 1 written, 2 on */
+    if (i >= TRACE_RINGS_MAX - 1)       /* the last EXTRA + 1 only */
+        sends(0, RINGS_K);
+    pthread_barrier_wait(&phase);
+    return NULL;
+}
+
+START_TEST(test_trace_rings_bounded)
+{
+    pthread_t t[RINGS_THREADS];
+    struct trace_status st;
+
+    ck_assert_int_eq(trace_init(path), 0);
+    ck_assert_int_eq(trace_start(), 0);
+    ck_assert_int_eq(pthread_barrier_init(&phase, NULL, RINGS_THREADS + 1),
+                     0);
+    for (long i = 0; i < RINGS_THREADS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, ringer, (void *)i), 0);
+    pthread_barrier_wait(&phase);
+    trace_status(&st);
+    ck_assert_uint_eq(st.events, TRACE_RINGS_MAX * RINGS_K);
+    ck_assert_uint_eq(st.dropped, RINGS_EXTRA * RINGS_K);
+    stop_and_wait(&st);
+    ck_assert_uint_eq(st.events, TRACE_RINGS_MAX * RINGS_K);
+    ck_assert_uint_eq(st.dropped, RINGS_EXTRA * RINGS_K);
+    char *text = slurp(path);
+    ck_assert_int_eq(count(text, "\"ph\":\"X\""), TRACE_RINGS_MAX * RINGS_K);
+    ck_assert_int_eq(count(text, "\"thread_name\""), TRACE_RINGS_MAX);
+    free(text);
+
+    ck_assert_int_eq(trace_start(), 0);
+    pthread_barrier_wait(&phase);
+    pthread_barrier_wait(&phase);
+    trace_status(&st);
+    ck_assert_uint_eq(st.events, (RINGS_EXTRA + 1) * RINGS_K);
+    ck_assert_uint_eq(st.dropped, 0);
+    stop_and_wait(&st);
+    for (int i = 0; i < RINGS_THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&phase);
+    ck_assert_uint_eq(trace_dropped(), RINGS_EXTRA * RINGS_K);
+}
+END_TEST
+
 static Suite *trace_suite(void)
 {
     Suite *s = suite_create("trace");
@@ -261,6 +322,7 @@ static Suite *trace_suite(void)
     tcase_add_test(tc, test_trace_no_symlink);
     tcase_add_test(tc, test_trace_results_ring);
     tcase_add_test(tc, test_trace_concurrent_windows);
+    tcase_add_test(tc, test_trace_rings_bounded);
     tcase_set_timeout(tc, 30);
     suite_add_tcase(s, tc);
     return s;
