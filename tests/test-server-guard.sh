@@ -65,6 +65,20 @@ attack() {
     done
 }
 
+# end_attack LABEL: the attackers' connections (ATTACK) closed, then the
+# server stopped, which must exit 0 (sanitized builds get longer).
+end_attack() {
+    local fd
+    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
+    sleep 0.5                           # the writers see the closes
+    if (( SANITIZED )); then
+        srv_stop "$SRV_PID" TERM 10; STOP_RC=$SRV_RC
+    else
+        stop_server "$SRV_PID"
+    fi
+    expect_eq "$1: exit 0" "$STOP_RC" 0
+}
+
 # case_budget IO BUDGET: n people preloaded (listing L), 40 attackers.
 # Peak RSS above the base (the store and one listing) stays within the
 # budget, four listings in flight (one being built, its smaller copy, the
@@ -101,14 +115,7 @@ case_budget() {
         log_wait "$SRV_ERR" "more replies than --max-output-total" 2
         check "budget $io $budget: the log says why" test $? -eq 0
     fi
-    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
-    sleep 0.5                           # the writers see the closes
-    if (( SANITIZED )); then
-        srv_stop "$SRV_PID" TERM 10; STOP_RC=$SRV_RC
-    else
-        stop_server "$SRV_PID"
-    fi
-    expect_eq "budget $io $budget: exit 0" "$STOP_RC" 0
+    end_attack "budget $io $budget"
 }
 
 # tree_attack PORT N K: N connections each pipeline K "TREE 10" and never
@@ -168,14 +175,7 @@ case_tree_budget() {
         check "tree $io $budget: another client is served (COUNT $(head -n 1 "$TEST_TMP/count.out"))" \
             test "$(head -n 1 "$TEST_TMP/count.out")" -eq "$n"
     fi
-    for fd in "${ATTACK[@]}"; do close_conn "$fd"; done
-    sleep 0.5                           # the writers see the closes
-    if (( SANITIZED )); then
-        srv_stop "$SRV_PID" TERM 10; STOP_RC=$SRV_RC
-    else
-        stop_server "$SRV_PID"
-    fi
-    expect_eq "tree $io $budget: exit 0" "$STOP_RC" 0
+    end_attack "tree $io $budget"
 }
 
 # case_waiters: 60 clients pipeline 30 CHECKs each (an O(n) walk under the
