@@ -1,5 +1,5 @@
 /* trace.c -- the timeline's rings and windows (trace.h); trace_json.c
- * writes the file.
+ * writes the file, trace_figures.c keeps the windows' counts.
  *
  * Rings. A ring belongs to its thread: only that thread records into it,
  * and it lives as long as the thread (freed by the key's destructor,
@@ -40,12 +40,6 @@
 #include "server.h"
 #include "trace_int.h"
 
-/* Outcomes of the last windows kept, for the sessions whose STOP waits
- * for theirs (an event connection looks every ECONN_TRACE_POLL_US): 4
- * were too few for clients that START and STOP without pause, most of
- * whose answers lost their figures; 256 take 6 kB. */
-#define RESULTS 256
-
 atomic_int trace_on;
 
 static const char *path;        /* set once by trace_init */
@@ -65,52 +59,12 @@ static atomic_uint window;      /* the current or last window, from 1;
                                    stored under trace_lock */
 static struct trace_ring *rings;        /* live; trace_lock */
 static unsigned next_id = 1;            /* trace_lock */
-static uint64_t past_events, past_dropped;  /* earlier windows; trace_lock */
-static uint64_t win_events, win_dropped;    /* this window's rings counted
-                                               (written); trace_lock */
-static struct {
-    unsigned window;
-    int rc;
-    uint64_t events, dropped;
-} results[RESULTS];             /* by window % RESULTS; trace_lock */
 static pthread_t writer;        /* trace_lock */
 static int writer_joinable;     /* trace_lock */
 static atomic_int rings_held;   /* rings with room for events (ev): at
                                    most TRACE_RINGS_MAX */
 
 /* ---- figures --------------------------------------------------------- */
-
-/* A ring of the window that records (gen read with acquire), or of one
- * stopped: its events kept, and those dropped (overwritten, or recorded
- * with no room: past TRACE_RINGS_MAX). */
-static void ring_figures(const struct trace_ring *r, uint64_t *kept,
-                         uint64_t *dropped)
-{
-    uint64_t n = atomic_load_explicit(&r->n, memory_order_relaxed);
-
-    *kept = n < TRACE_RING_EVENTS ? n : TRACE_RING_EVENTS;
-    if (!atomic_load_explicit(&r->ev, memory_order_relaxed))
-        *kept = 0;
-    *dropped = n - *kept;
-}
-
-/* Adds ring r's figures of window w to the window's; 1 when its events go
- * to the file, 0 when they would take the window past TRACE_WINDOW_EVENTS
- * (all of them are then counted as dropped). trace_lock held. */
-static int count_locked(struct trace_ring *r, unsigned w)
-{
-    uint64_t k, d;
-
-    ring_figures(r, &k, &d);
-    r->counted = w;
-    if (win_events + k > TRACE_WINDOW_EVENTS) {
-        win_dropped += k + d;
-        return 0;
-    }
-    win_events += k;
-    win_dropped += d;
-    return 1;
-}
 
 /* The current or last window's figures; trace_lock held. */
 static void window_figures_locked(struct trace_status *st)
@@ -119,15 +73,14 @@ static void window_figures_locked(struct trace_status *st)
     uint64_t k, d;
 
     st->state = state;
-    st->events = win_events;
-    st->dropped = win_dropped;
+    trace_totals_locked(&st->events, &st->dropped, 0);
     if (state != TRACE_ON && state != TRACE_WRITING)
         return;
     for (struct trace_ring *r = rings; r; r = r->next) {
         if (r->counted == w ||
             atomic_load_explicit(&r->gen, memory_order_acquire) != w)
             continue;
-        ring_figures(r, &k, &d);
+        trace_ring_figures(r, &k, &d);
         st->events += k;
         st->dropped += d;
     }
@@ -140,14 +93,24 @@ void trace_status(struct trace_status *st)
     pthread_mutex_unlock(&trace_lock);
 }
 
+/* This window's figures and the earlier ones'. */
+static void all_figures(struct trace_status *st)
+{
+    uint64_t events, dropped;
+
+    pthread_mutex_lock(&trace_lock);
+    window_figures_locked(st);
+    trace_totals_locked(&events, &dropped, 1);
+    pthread_mutex_unlock(&trace_lock);
+    st->events += events;
+    st->dropped += dropped;
+}
+
 uint64_t trace_dropped(void)
 {
     struct trace_status st;
 
-    pthread_mutex_lock(&trace_lock);
-    window_figures_locked(&st);
-    st.dropped += past_dropped;
-    pthread_mutex_unlock(&trace_lock);
+    all_figures(&st);
     return st.dropped;
 }
 
@@ -155,10 +118,7 @@ uint64_t trace_events(void)
 {
     struct trace_status st;
 
-    pthread_mutex_lock(&trace_lock);
-    window_figures_locked(&st);
-    st.events += past_events;
-    pthread_mutex_unlock(&trace_lock);
+    all_figures(&st);
     return st.events;
 }
 
@@ -212,7 +172,7 @@ static void ring_retire(void *arg)
     unlink_locked(r);
     keep = (state == TRACE_ON || state == TRACE_WRITING) &&
            atomic_load_explicit(&r->gen, memory_order_relaxed) == w &&
-           r->counted != w && count_locked(r, w);
+           r->counted != w && trace_count_locked(r, w);
     memcpy(name, r->name, sizeof(name));
     pthread_mutex_unlock(&trace_lock);
     if (keep)
@@ -345,9 +305,7 @@ int trace_start(void)
     rc = trace_json_open(path);
     pthread_mutex_lock(&trace_lock);
     if (rc == 0) {
-        past_events += win_events;
-        past_dropped += win_dropped;
-        win_events = win_dropped = 0;
+        trace_window_open_locked();
         t0 = time_now_ns();
         atomic_store_explicit(&window, atomic_load_explicit(&window,
                               memory_order_relaxed) + 1, memory_order_relaxed);
@@ -382,7 +340,7 @@ static void write_window(void)
         if (atomic_load_explicit(&r->gen, memory_order_acquire) != w)
             continue;
         pthread_mutex_lock(&trace_lock);
-        int keep = count_locked(r, w);
+        int keep = trace_count_locked(r, w);
         memcpy(name, r->name, sizeof(name));
         pthread_mutex_unlock(&trace_lock);
         if (keep)
@@ -393,10 +351,7 @@ static void write_window(void)
     pthread_mutex_lock(&trace_lock);
     state = TRACE_OFF;
     window_figures_locked(&st);
-    results[w % RESULTS].window = w;
-    results[w % RESULTS].rc = rc;
-    results[w % RESULTS].events = st.events;
-    results[w % RESULTS].dropped = st.dropped;
+    trace_result_put_locked(w, rc, &st);
     pthread_cond_broadcast(&written);
     pthread_mutex_unlock(&trace_lock);
     pthread_mutex_unlock(&file_lock);
@@ -450,14 +405,15 @@ int trace_stop(unsigned *w)
 /* Window w's outcome (trace_stop_result); trace_lock held. */
 static int result_locked(unsigned w, struct trace_status *st)
 {
-    if (results[w % RESULTS].window != w)
-        return state == TRACE_WRITING &&
-               atomic_load_explicit(&window, memory_order_relaxed) == w
-               ? -EINPROGRESS : -ESTALE;        /* RESULTS windows since */
-    st->state = state;
-    st->events = results[w % RESULTS].events;
-    st->dropped = results[w % RESULTS].dropped;
-    return results[w % RESULTS].rc;
+    int rc;
+
+    if (trace_result_get_locked(w, st, &rc)) {
+        st->state = state;
+        return rc;
+    }
+    return state == TRACE_WRITING &&
+           atomic_load_explicit(&window, memory_order_relaxed) == w
+           ? -EINPROGRESS : -ESTALE;            /* TRACE_RESULTS since */
 }
 
 int trace_stop_result(unsigned w, struct trace_status *st)

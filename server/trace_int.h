@@ -39,6 +39,30 @@ struct trace_ring {
     _Atomic(struct trace_event *) ev;
 };
 
+/* trace_figures.c: what windows counted, and the outcomes of the last
+ * TRACE_RESULTS, for the sessions whose STOP waits for theirs. Its state
+ * is under trace.c's trace_lock: the _locked calls hold it.
+ * ring_figures: a ring of the window that records (gen read with
+ * acquire), or of one stopped: its events kept, and those dropped
+ * (overwritten, or recorded with no room: past TRACE_RINGS_MAX).
+ * count_locked: adds ring r's figures of window w to the window's; 1 when
+ * its events go to the file, 0 when they would take the window past
+ * TRACE_WINDOW_EVENTS (all of them are then counted as dropped).
+ * window_open_locked: a new window; the last one's count goes to the
+ * earlier windows'. totals_locked: the rings counted in this window
+ * (past: in the earlier ones). result_put_locked / result_get_locked:
+ * window w's outcome kept, and looked up (1 with *rc and st's figures, 0
+ * when TRACE_RESULTS windows have ended since, or it has not). */
+#define TRACE_RESULTS 256
+void trace_ring_figures(const struct trace_ring *r, uint64_t *kept,
+                        uint64_t *dropped);
+int trace_count_locked(struct trace_ring *r, unsigned w);
+void trace_window_open_locked(void);
+void trace_totals_locked(uint64_t *events, uint64_t *dropped, int past);
+void trace_result_put_locked(unsigned w, int rc,
+                             const struct trace_status *st);
+int trace_result_get_locked(unsigned w, struct trace_status *st, int *rc);
+
 /* trace_json.c: the window's file. The caller holds trace.c's file_lock
  * around every call. */
 

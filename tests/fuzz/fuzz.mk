@@ -47,7 +47,8 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
     server/session_bufs.c server/session_life.c server/session_park.c \
     server/stats.c server/store.c server/store_index.c server/store_lock.c \
     server/store_lock_figures.c server/store_prefetch.c server/trace.c \
-    server/trace_cmd.c server/trace_json.c server/tree.c \
+    server/trace_cmd.c server/trace_figures.c server/trace_json.c \
+    server/tree.c \
     server/journal/journal.c server/journal/journal_append.c \
     server/journal/journal_compact.c server/journal/journal_owner.c \
     server/journal/journal_rec.c server/journal/journal_reply.c \
