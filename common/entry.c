@@ -25,32 +25,14 @@ int entry_name_ok(const char *s, size_t len)
     return 1;
 }
 
-/* How many bytes at s[i..n) are a run entry_name_unsafe takes: past a
- * printable ASCII byte at once, else utf8_shown_len's answer. */
-static size_t shown_at(const char *s, size_t i, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s + i;
-
-    if (*u >= 0x20 && *u < 0x7F)
-        return 1;
-    return utf8_shown_len(u, n - i);
-}
-
 int entry_name_unsafe(const char *s, size_t len)
 {
-    for (size_t i = 0, k; i < len; i += k)
-        if ((k = shown_at(s, i, len)) == 0)
-            return 1;
-    return 0;
+    return utf8_unshown(s, len) < len;
 }
 
 void entry_unsafe_mask(char *s, size_t n)
 {
-    for (size_t i = 0, k; i < n; i += k)
-        if ((k = shown_at(s, i, n)) == 0) {
-            s[i] = '?';
-            k = 1;
-        }
+    utf8_mask(s, n, s);
 }
 
 const char *entry_name_shown(const char *name, char *buf)

@@ -1,4 +1,5 @@
 /* utf8.c -- well-formed, printable UTF-8 (utf8.h). */
+#include <string.h>
 #include "utf8.h"
 
 size_t utf8_seq_ok(const unsigned char *s, size_t n)
@@ -39,4 +40,29 @@ size_t utf8_shown_len(const unsigned char *s, size_t n)
     if (s[0] < 0x80)
         return s[0] >= 0x20 && s[0] != 0x7F;
     return utf8_seq_ok(s, n);
+}
+
+size_t utf8_unshown(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, k;
+
+    while (i < n && (k = utf8_shown_len(u + i, n - i)) > 0)
+        i += k;
+    return i;
+}
+
+void utf8_mask(const char *s, size_t n, char *out)
+{
+    const unsigned char *u = (const unsigned char *)s;
+
+    for (size_t i = 0, k; i < n; i += k) {
+        if ((k = utf8_shown_len(u + i, n - i)) == 0) {
+            out[i] = '?';
+            k = 1;
+            continue;
+        }
+        if (out != s)
+            memcpy(out + i, s + i, k);
+    }
 }

@@ -18,4 +18,12 @@ size_t utf8_seq_ok(const unsigned char *s, size_t n);
  * utf8_seq_ok takes; 0 when s[0] is neither. */
 size_t utf8_shown_len(const unsigned char *s, size_t n);
 
+/* The offset of the first byte of s[0..n) that utf8_shown_len does not
+ * take, or n when a terminal shows all of them as they are. */
+size_t utf8_unshown(const char *s, size_t n);
+
+/* s[0..n) into out (n bytes; out may be s), each byte utf8_shown_len does
+ * not take as '?': the same length, safe to show. */
+void utf8_mask(const char *s, size_t n, char *out);
+
 #endif

@@ -5,37 +5,17 @@
 
 size_t term_safe(const char *s, size_t n, char *out)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0, o = 0;
-
-    while (i < n) {
-        size_t len = utf8_shown_len(u + i, n - i);
-        if (len == 0) {
-            out[o++] = '?';
-            i++;
-            continue;
-        }
-        for (size_t k = 0; k < len; k++)
-            out[o++] = (char)u[i + k];
-        i += len;
-    }
-    return o;
+    utf8_mask(s, n, out);
+    return n;
 }
 
 void term_fwrite(FILE *f, const char *s, size_t n)
 {
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-
-    while (i < n) {
-        size_t start = i, len;
-        while (i < n && (len = utf8_shown_len(u + i, n - i)) > 0)
-            i += len;
-        if (i > start)
-            fwrite(s + start, 1, i - start, f);
-        if (i < n) {
+    for (size_t i = 0; i < n; i++) {        /* past each '?' */
+        size_t k = utf8_unshown(s + i, n - i);
+        if (k)
+            fwrite(s + i, 1, k, f);
+        if ((i += k) < n)
             putc('?', f);
-            i++;
-        }
     }
 }
