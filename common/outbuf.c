@@ -61,17 +61,26 @@ static void mark_dirty(struct outbuf *ob, size_t end)
 
 /* Moves the contents to a new buffer of cap bytes and wipes the old one.
  * Returns 0 or -ENOMEM (the buffer unchanged). */
+char *ob_move_wiped(char *old, size_t len, size_t dirty, size_t cap)
+{
+    char *p = malloc(cap);      /* not realloc: the old copy is wiped */
+
+    if (!p)
+        return NULL;
+    if (old) {
+        memcpy(p, old, len);
+        OPENSSL_cleanse(old, dirty);
+        free(old);
+    }
+    return p;
+}
+
 static int move_to(struct outbuf *ob, size_t cap)
 {
-    char *p = malloc(cap);
+    char *p = ob_move_wiped(ob->buf, ob->len, ob->dirty, cap);
 
     if (!p)
         return -ENOMEM;
-    if (ob->buf) {
-        memcpy(p, ob->buf, ob->len);
-        OPENSSL_cleanse(ob->buf, ob->dirty);
-        free(ob->buf);
-    }
     ob->buf = p;
     ob->cap = cap;
     ob->dirty = ob->len;

@@ -62,4 +62,10 @@ void ob_truncate(struct outbuf *ob, size_t len);
  * A failed allocation leaves the buffer as it was. */
 void ob_shrink(struct outbuf *ob, size_t cap);
 
+/* A new buffer of cap bytes holding old's first len bytes, old's first
+ * dirty bytes wiped and old freed (NULL: none); NULL when memory cannot
+ * be had, old untouched. The one way bytes that may be secret move to a
+ * bigger buffer (outbuf's growth, server/listing.c's). */
+char *ob_move_wiped(char *old, size_t len, size_t dirty, size_t cap);
+
 #endif

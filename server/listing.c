@@ -5,6 +5,7 @@
 #include <string.h>
 #include <openssl/crypto.h>
 #include "listing.h"
+#include "outbuf.h"
 #include "store.h"
 
 #define LISTING_INITIAL 4096    /* first allocation; doubles as needed */
@@ -14,15 +15,10 @@
 /* Moves l's bytes to a buffer of cap bytes and wipes the old one. */
 static int grow(struct listing *l, size_t cap)
 {
-    char *p = malloc(cap);      /* not realloc: the old copy is wiped */
+    char *p = ob_move_wiped(l->data, l->len, l->len, cap);
 
     if (!p)
         return -ENOMEM;
-    if (l->data) {
-        memcpy(p, l->data, l->len);
-        OPENSSL_cleanse(l->data, l->len);
-        free(l->data);
-    }
     l->data = p;
     l->cap = cap;
     return 0;
