@@ -65,6 +65,30 @@ attack() {
     done
 }
 
+# judge_attack LABEL BUDGET NOTE OP N: what an attack did, from peak,
+# bound, base and dropped (the caller's). Budget 0, the control: the peak
+# must pass the bound (returns 1). Else the peak stays within it (not
+# checked sanitized), the largest holders were dropped and another
+# client's COUNT answers OP N (returns 0).
+judge_attack() {
+    local label=$1 budget=$2 note=$3 op=$4 n=$5 count
+    if [[ $budget == 0 ]]; then
+        check "$label, none: the attack passes the bound (peak $peak kB > $bound kB)" \
+            test "$peak" -gt "$bound"
+        return 1
+    fi
+    (( SANITIZED )) ||
+    check "$label $budget: peak RSS $peak kB within $bound kB (base $base kB, $note)" \
+        test "$peak" -le "$bound"
+    check "$label $budget: the largest holders were dropped (clients_reply_budget $dropped)" \
+        test "${dropped:-0}" -gt 0
+    converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$TEST_TMP/count.out" 5
+    count=$(head -n 1 "$TEST_TMP/count.out")
+    check "$label $budget: another client is served (COUNT $count)" \
+        test "$count" "$op" "$n"
+    return 0
+}
+
 # end_attack LABEL: the attackers' connections (ATTACK) closed, then the
 # server stopped, which must exit 0 (sanitized builds get longer).
 end_attack() {
@@ -100,18 +124,8 @@ case_budget() {
     peak=$(hwm_kb "$SRV_PID")
     stats_new "$SRV_PORT" clients_reply_budget
     local dropped=$STAT
-    if [[ $budget == 0 ]]; then
-        check "budget $io, none: the attack passes the bound (peak $peak kB > $bound kB)" \
-            test "$peak" -gt "$bound"
-    else
-        (( SANITIZED )) ||
-        check "budget $io $budget: peak RSS $peak kB within $bound kB (base $base kB, listing $((L / 1024)) kB)" \
-            test "$peak" -le "$bound"
-        check "budget $io $budget: the largest holders were dropped (clients_reply_budget $dropped)" \
-            test "${dropped:-0}" -gt 0
-        converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$TEST_TMP/count.out" 5
-        check "budget $io $budget: another client is served (COUNT $(head -n 1 "$TEST_TMP/count.out"))" \
-            test "$(head -n 1 "$TEST_TMP/count.out")" -gt "$n"
+    if judge_attack "budget $io" "$budget" "listing $((L / 1024)) kB" -gt "$n"
+    then
         log_wait "$SRV_ERR" "more replies than --max-output-total" 2
         check "budget $io $budget: the log says why" test $? -eq 0
     fi
@@ -162,19 +176,7 @@ case_tree_budget() {
     done
     peak=$(hwm_kb "$SRV_PID")
     local dropped=$STAT
-    if [[ $budget == 0 ]]; then
-        check "tree $io, none: the attack passes the bound (peak $peak kB > $bound kB)" \
-            test "$peak" -gt "$bound"
-    else
-        (( SANITIZED )) ||
-        check "tree $io $budget: peak RSS $peak kB within $bound kB (base $base kB, TREE 10 $((T / 1024)) kB)" \
-            test "$peak" -le "$bound"
-        check "tree $io $budget: the largest holders were dropped (clients_reply_budget $dropped)" \
-            test "${dropped:-0}" -gt 0
-        converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$TEST_TMP/count.out" 5
-        check "tree $io $budget: another client is served (COUNT $(head -n 1 "$TEST_TMP/count.out"))" \
-            test "$(head -n 1 "$TEST_TMP/count.out")" -eq "$n"
-    fi
+    judge_attack "tree $io" "$budget" "TREE 10 $((T / 1024)) kB" -eq "$n"
     end_attack "tree $io $budget"
 }
 
