@@ -85,15 +85,17 @@ static int answer(struct session *s)
     return 0;
 }
 
-/* A wrong guess: counted, logged (at most a line a second per address),
- * and charged to the connection and to its address. */
-static uint64_t failed(struct session *s, uint64_t now)
+uint64_t auth_verdict(const char *peer, int right, int failures,
+                      uint64_t now)
 {
+    uint64_t wait = auth_source_delay(peer, now), own;
+
+    if (right)
+        return wait;
     atomic_fetch_add(&srv.auth_failures, 1);
-    log_source(LOG_LEVEL_WARN, s->peer, "authentication failed from %s",
-               s->peer);
-    auth_source_failed(s->peer, now);
-    return delay_ns(++s->auth_failures);
+    auth_source_failed(peer, now);
+    own = delay_ns(failures);
+    return own > wait ? own : wait;
 }
 
 /* Waits until `until`, then answers: a thread sleeps (no lock held: AUTH
@@ -139,12 +141,13 @@ int cmd_auth(struct session *s, const char *secret, size_t len)
         reply_puts(s, "Error: out of memory\n");
         return 0;
     }
-    wait = auth_source_delay(s->peer, now);
     s->auth_right = server_password_ok(d, secret, len);
-    if (!s->auth_right) {
-        uint64_t own = failed(s, now);
-        wait = own > wait ? own : wait;
+    if (!s->auth_right) {               /* a line a second per address */
+        log_source(LOG_LEVEL_WARN, s->peer, "authentication failed from %s",
+                   s->peer);
+        s->auth_failures++;
     }
+    wait = auth_verdict(s->peer, s->auth_right, s->auth_failures, now);
     return wait ? answer_at(s, now + wait) : answer(s);
 }
 

@@ -58,6 +58,14 @@ void cmd_compact_due(struct session *s);
 int cmd_auth(struct session *s, const char *secret, size_t len);
 int cmd_auth_resume(struct session *s);
 
+/* auth.c: how long, in ns, the answer to a password from peer waits, at
+ * now: the address's wait (auth_source.h), right or wrong; a wrong one is
+ * counted (srv.auth_failures), charged to the address, and waits at least
+ * the delay of its connection's failures-th wrong guess (1, 2, ...). AUTH
+ * and /metrics (net/metrics_http.c) both judge by it. */
+uint64_t auth_verdict(const char *peer, int right, int failures,
+                      uint64_t now);
+
 /* TRACE, TRACE START and TRACE STOP (trace_cmd.c); 0, or CMD_WAITS while
  * an event driver's TRACE STOP waits for the file to be written. */
 int cmd_trace(struct session *s, enum proto_cmd cmd);

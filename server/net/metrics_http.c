@@ -42,7 +42,6 @@
 #include <openssl/evp.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
-#include "auth_source.h"
 #include "commands.h"
 #include "journal/journal.h"
 #include "listener.h"
@@ -293,20 +292,11 @@ static int password_in(const char *h)
  * password set: no guess, no wait. */
 static uint64_t check(const struct metrics_request *rq, int *ok)
 {
-    uint64_t now, wait, own = (uint64_t)AUTH_DELAY_FIRST_MS * TIME_NS_PER_MS;
-
     *ok = !srv.auth_required;
     if (*ok || !rq->authorization)
         return 0;
-    now = time_now_ns();
-    wait = auth_source_delay(rq->peer, now);
     *ok = password_in(rq->authorization);
-    if (!*ok) {
-        atomic_fetch_add(&srv.auth_failures, 1);
-        auth_source_failed(rq->peer, now);
-        wait = own > wait ? own : wait;
-    }
-    return wait;
+    return auth_verdict(rq->peer, *ok, 1, time_now_ns());
 }
 
 static void refuse(const struct metrics_request *rq, struct evbuffer *out)
