@@ -10,8 +10,10 @@
 _Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
 _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
-int entry_name_ok(const char *s, size_t len)
+int entry_name_check(const char *s, size_t len)
 {
+    unsigned char high = 0;
+
     if (len == 0 || len > ENTRY_NAME_MAX)
         return 0;
     for (size_t i = 0; i < len; i++) {
@@ -21,8 +23,14 @@ int entry_name_ok(const char *s, size_t len)
         if (c >= 0xfe)                  /* never in UTF-8; 0xff is telnet's
                                            IAC and is never echoed */
             return 0;
+        high |= c;
     }
-    return 1;
+    return high & 0x80 ? 2 : 1;
+}
+
+int entry_name_ok(const char *s, size_t len)
+{
+    return entry_name_check(s, len) != 0;
 }
 
 int entry_name_unsafe(const char *s, size_t len)

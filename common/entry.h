@@ -54,6 +54,10 @@ struct entry {
  * 0xFE or 0xFF (other bytes >= 0x80 are allowed, so UTF-8 names work). An age is 1..3 decimal digits
  * with a value 0..150. An SSN is exactly DDD-DD-DDDD. */
 int entry_name_ok(const char *s, size_t len);
+/* entry_name_ok's test, saying more: 0, not a name; 1, a name of ASCII
+ * only (printable: entry_name_unsafe would say 0); 2, a name with bytes
+ * >= 0x80, which entry_name_unsafe has to look at. */
+int entry_name_check(const char *s, size_t len);
 /* 1 when the name holds a byte a terminal could act on: a C1 control in
  * UTF-8 (0xC2 then 0x80..0x9F), or a byte that is not part of well-formed
  * UTF-8 (a lone 0x9B is an 8-bit CSI to some terminals). ADD refuses it

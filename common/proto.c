@@ -176,11 +176,12 @@ enum proto_cmd proto_parse(const char *line, size_t len,
         req->secret_len = tok[1].len;
         return req->cmd = PROTO_AUTH;
     }
+    int first_is = 0, last_is = 0;      /* entry_name_check's say */
     if (commands[i].nargs >= 2) {
-        if (!entry_name_ok(tok[1].s, tok[1].len))
+        if (!(first_is = entry_name_check(tok[1].s, tok[1].len)))
             return fail(req, "bad first name: 1 to 63 bytes, "
                              "no spaces or control characters");
-        if (!entry_name_ok(tok[2].s, tok[2].len))
+        if (!(last_is = entry_name_check(tok[2].s, tok[2].len)))
             return fail(req, "bad last name: 1 to 63 bytes, "
                              "no spaces or control characters");
     }
@@ -188,10 +189,10 @@ enum proto_cmd proto_parse(const char *line, size_t len,
         /* What ADD stores, PRINT shows to every client: well-formed
          * UTF-8 with no C1 control, nothing a terminal would act on. FIND
          * and DELETE take any name an older journal may hold. */
-        if (entry_name_unsafe(tok[1].s, tok[1].len))
+        if (first_is == 2 && entry_name_unsafe(tok[1].s, tok[1].len))
             return fail(req, "bad first name: UTF-8 text only, "
                              "no control characters");
-        if (entry_name_unsafe(tok[2].s, tok[2].len))
+        if (last_is == 2 && entry_name_unsafe(tok[2].s, tok[2].len))
             return fail(req, "bad last name: UTF-8 text only, "
                              "no control characters");
         if (!entry_age_parse(tok[3].s, tok[3].len, &e->age))

@@ -127,6 +127,30 @@ START_TEST(test_entry_name_rejects_space_and_controls)
 }
 END_TEST
 
+/* entry_name_check's 1 lets the parser skip the UTF-8 test: it must
+ * mean printable ASCII only, and any byte >= 0x80 must say 2. */
+START_TEST(test_entry_name_check_ascii_or_not)
+{
+    char name[4] = "a?b";
+
+    for (int c = 0x21; c < 0x7f; c++) {
+        name[1] = (char)c;
+        ck_assert_msg(entry_name_check(name, 3) == 1, "byte 0x%02x", c);
+        ck_assert_int_eq(entry_name_unsafe(name, 3), 0);
+    }
+    for (int c = 0x80; c < 0xfe; c++) {
+        name[1] = (char)c;
+        ck_assert_msg(entry_name_check(name, 3) == 2, "byte 0x%02x", c);
+        name[0] = (char)c;                  /* first and last too */
+        ck_assert_msg(entry_name_check(name, 3) == 2, "byte 0x%02x", c);
+        name[0] = 'a';
+    }
+    ck_assert_int_eq(entry_name_check("\xc2\x9b", 2), 2);    /* a C1 control */
+    ck_assert_int_eq(entry_name_unsafe("\xc2\x9b", 2), 1);
+    ck_assert_int_eq(entry_name_check("a b", 3), 0);
+}
+END_TEST
+
 /* ---- ages ------------------------------------------------------------- */
 
 START_TEST(test_entry_age_boundaries)
@@ -431,6 +455,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_print_frame);
 
     tcase_add_test(errors, test_entry_name_rejects_space_and_controls);
+    tcase_add_test(errors, test_entry_name_check_ascii_or_not);
     tcase_add_test(errors, test_entry_age_rejects);
     tcase_add_test(errors, test_entry_ssn_rejects);
 
