@@ -123,6 +123,25 @@ static size_t utf8_chars(const char *s, size_t n)
     return chars;
 }
 
+/* e's chars: its names' characters, and ENTRY_UNSHOWN when one holds a
+ * byte a terminal could act on (looked for only past ASCII). */
+static uint8_t names_chars(const char *last, size_t last_len,
+                           const char *first, size_t first_len)
+{
+    uint8_t chars = (uint8_t)(utf8_chars(last, last_len) +
+                              utf8_chars(first, first_len));
+    unsigned char high = 0;
+
+    for (size_t i = 0; i < last_len; i++)
+        high |= (unsigned char)last[i];
+    for (size_t i = 0; i < first_len; i++)
+        high |= (unsigned char)first[i];
+    if ((high & 0x80) && (entry_name_unsafe(last, last_len) ||
+                          entry_name_unsafe(first, first_len)))
+        chars |= ENTRY_UNSHOWN;
+    return chars;
+}
+
 struct entry *entry_new(const char *last, size_t last_len,
                         const char *first, size_t first_len,
                         uint32_t ssn, int age)
@@ -141,8 +160,7 @@ struct entry *entry_new(const char *last, size_t last_len,
     e->ssn = ssn;
     e->age = (uint8_t)age;
     e->last_len = (uint8_t)last_len;
-    e->chars = (uint8_t)(utf8_chars(last, last_len) +
-                         utf8_chars(first, first_len));
+    e->chars = names_chars(last, last_len, first, first_len);
     memcpy(e->names, last, last_len);
     e->names[last_len] = '\0';
     memcpy(e->names + last_len + 1, first, first_len);
@@ -282,6 +300,14 @@ size_t entry_format_print(const struct entry *e, char *buf)
 {
     char ssn[ENTRY_SSN_LEN + 1];
 
+    if (entry_unshown(e)) {             /* its '?'s are characters too */
+        char last[ENTRY_NAME_MAX + 1], first[ENTRY_NAME_MAX + 1];
+        const char *l = entry_name_shown(entry_last(e), last);
+        const char *f = entry_name_shown(entry_first(e), first);
+        return format_print(l, f, utf8_chars(l, strlen(l)) +
+                                  utf8_chars(f, strlen(f)),
+                            entry_ssn_text(e, ssn), entry_age(e), buf);
+    }
     return format_print(entry_last(e), entry_first(e), e->chars,
                         entry_ssn_text(e, ssn), entry_age(e), buf);
 }

@@ -45,7 +45,8 @@ struct entry {
     uint8_t age;                /* 0..ENTRY_AGE_MAX */
     uint8_t last_len;           /* bytes of the last name, 1..63 */
     uint8_t chars;              /* UTF-8 characters of both names, 2..126:
-                                   PRINT's padding (entry_format_print) */
+                                   PRINT's padding (entry_format_print);
+                                   and ENTRY_UNSHOWN */
     char names[];               /* "last\0first\0" */
 };
 
@@ -119,6 +120,17 @@ static inline char *entry_ssn_text(const struct entry *e,
 
 /* A lookup key: the two names, NUL-terminated. Points into the request;
  * FIND and DELETE search with it and never allocate. */
+/* In chars: a name holds a byte entry_name_unsafe objects to. ADD never
+ * stores one, but a journal written before ADD took UTF-8 only may (a
+ * lone 0x9B, an 8-bit CSI): such an entry is shown with '?' for those
+ * bytes (entry_format_print). */
+#define ENTRY_UNSHOWN 0x80
+
+static inline int entry_unshown(const struct entry *e)
+{
+    return e->chars & ENTRY_UNSHOWN;
+}
+
 struct entry_key {
     const char *last;
     const char *first;

@@ -359,6 +359,35 @@ START_TEST(test_entry_format_print_pads_utf8_characters)
 }
 END_TEST
 
+/* An entry whose name a terminal could act on (a journal from before ADD
+ * took UTF-8 only may hold one): PRINT's line shows those bytes as '?',
+ * padded by what it shows; a name of well-formed UTF-8 is not touched. */
+START_TEST(test_entry_format_print_masks_unshown)
+{
+    char buf[ENTRY_LINE_MAX];
+    struct entry *csi = entry_new("Lee\x9b" "31m", 7, "Ann\xc2\x9b", 5, 123456789, 40);
+    struct entry *latin1 = entry_new("Caf\xe9", 4, "Eve", 3, 222334444, 51);
+    struct entry *utf8 = entry_new("Caf\xc3\xa9", 5, "Eve", 3, 222334444, 51);
+
+    ck_assert(csi && latin1 && utf8);
+    ck_assert(entry_unshown(csi) && entry_unshown(latin1));
+    ck_assert(!entry_unshown(utf8));
+    entry_format_print(csi, buf);
+    ck_assert_str_eq(buf, "Lee?31m, Ann??                 -- 123-45-6789   40\n");
+    entry_format_print(latin1, buf);
+    ck_assert_str_eq(buf, "Caf?, Eve                      -- 222-33-4444   51\n");
+    entry_format_print(utf8, buf);
+    ck_assert_str_eq(buf, "Caf\xc3\xa9, Eve                      -- 222-33-4444   51\n");
+    /* the names themselves, the tree's order and the dump, as stored */
+    ck_assert_str_eq(entry_last(csi), "Lee\x9b" "31m");
+    entry_format_dump(latin1, buf);
+    ck_assert_str_eq(buf, "Caf\xe9 Eve 51 222-33-4444\n");
+    entry_free(csi);
+    entry_free(latin1);
+    entry_free(utf8);
+}
+END_TEST
+
 START_TEST(test_entry_format_print_longest_names)
 {
     char first[ENTRY_NAME_MAX + 1], last[ENTRY_NAME_MAX + 1];
@@ -448,6 +477,7 @@ static Suite *entry_suite(void)
     tcase_add_test(core, test_entry_name_unsafe);
     tcase_add_test(core, test_entry_format_print_exact);
     tcase_add_test(core, test_entry_format_print_pads_utf8_characters);
+    tcase_add_test(core, test_entry_format_print_masks_unshown);
     tcase_add_test(core, test_entry_format_any_int_as_printf);
     tcase_add_test(core, test_entry_format_print_matches_printf);
     tcase_add_test(core, test_entry_format_dump_exact);

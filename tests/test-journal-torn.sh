@@ -19,6 +19,11 @@
 #   of commit 728cda7: ADD Ada Lovelace, Alan Turing, Grace Hopper, DELETE
 #   Alan Turing, ADD Edsger Dijkstra, then SIGTERM) replays, takes new
 #   records in version 1, and COMPACT rewrites it as version 2;
+# - a journal whose names ADD refuses now (tests/fixtures/pre-utf8.journal,
+#   written by the server of commit 7dfd830^: ADD Ann<9B>2J Lee<9B>31m,
+#   Bob Roe, Eve Caf<E9>, then SIGTERM; a lone 0x9B is an 8-bit CSI)
+#   replays whole; PRINT and FIND show those bytes as '?' (as TREE's
+#   drawing does, common/rbtree_dot.c), and COMPACT keeps them as they were;
 # - a file cut inside its 16-byte header (at 8 bytes) starts empty, with
 #   a warning and the header written again.
 #
@@ -213,6 +218,30 @@ case_v1() {
         "$(cat "$TEST_TMP"/server*.err)" "format 1 until the next compaction"
 }
 
+# A journal from before ADD took UTF-8 only: its people are kept, and no
+# reply carries the bytes a terminal could act on.
+case_pre_utf8() {
+    local out
+    cp tests/fixtures/pre-utf8.journal "$J"
+    chmod 600 "$J"
+    start_server buffered --journal "$J" || return
+    out=$(ask "$SRV_PORT" 'COUNT\nPRINT\nFIND Ann\x9b2J Lee\x9b31m\nTREE 2\n')
+    expect_eq "pre-UTF-8 journal: all three replayed" "$(head -1 <<<"$out")" 3
+    check "pre-UTF-8 journal: no 0x9B nor 0xE9 in PRINT, FIND or TREE" \
+        bash -c '! LC_ALL=C grep -q $'"'"'[\x9b\xe9]'"'"' <<<"$1"' _ "$out"
+    expect_eq "pre-UTF-8 journal: PRINT shows them as '?', in its columns" \
+        "$(grep -- ' -- ' <<<"$out" | head -3)" \
+        "$(print_line Eve 'Caf?' 51 222-33-4444; print_line 'Ann?2J' 'Lee?31m' 40 123-45-6789
+           print_line Bob Roe 33 111-22-3333)"
+    expect_match "pre-UTF-8 journal: FIND by the stored bytes finds it" \
+        "$(sed -n 7p <<<"$out")" '^Lee\?31m, Ann\?2J +-- 123-45-6789   40$'
+    expect_match "pre-UTF-8 journal: TREE's label too" "$out" 'label="Lee\?31m,\\nAnn\?2J"'
+    expect_eq "pre-UTF-8 journal: COMPACT" "$(ask "$SRV_PORT" 'COMPACT\n')" OK
+    stop_server "$SRV_PID"
+    check "pre-UTF-8 journal: COMPACT kept the bytes as they were" \
+        bash -c 'LC_ALL=C grep -q $'"'"'Ann\x9b2J'"'"' "$1"' _ "$J"
+}
+
 # A header cut at 8 bytes: nothing was ever in the file.
 case_header_cut() {
     rm -f "$J"
@@ -239,5 +268,6 @@ case_header_cut() {
 case_torn_tail
 case_damage_refused
 case_v1
+case_pre_utf8
 case_header_cut
 finish
