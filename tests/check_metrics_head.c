@@ -7,11 +7,17 @@
  *           (400, 405, 505);
  *   basic:  "user:password" decoded, padding and a password with a colon
  *           in it; not base64, no colon, too long for the buffer: -1;
- *   scheme: any case, then spaces; a scheme that is only a prefix: NULL.
+ *   scheme: any case, then spaces; a scheme that is only a prefix: NULL;
+ *   wipe:   metrics_wipe_drain (metrics_conn.c) overwrites every byte of
+ *           every chunk of the input it empties, past 8 chunks too, and
+ *           returns on an empty buffer that still has a chunk (as a read
+ *           of the stream's end leaves it).
  */
 #include <stdio.h>
 #include <string.h>
 #include "suites.h"
+#include <event2/buffer.h>
+#include "../server/net/metrics_conn.h"
 #include "../server/net/metrics_head.h"
 
 static struct metrics_request rq;
@@ -117,6 +123,34 @@ START_TEST(test_head_basic)
 }
 END_TEST
 
+START_TEST(test_wipe_drain)
+{
+    static const char req[] = "GET /metrics HTTP/1.1\r\n"
+                              "Authorization: Basic dTpzZWNyZXQ=\r\n\r\n";
+    static char chunk[20][sizeof(req)];
+    struct evbuffer *in = evbuffer_new();
+
+    ck_assert_ptr_nonnull(in);
+    evbuffer_add(in, req, sizeof(req) - 1);             /* its own copy */
+    for (int i = 0; i < 20; i++) {                      /* 20 more chunks */
+        memcpy(chunk[i], req, sizeof(req));
+        ck_assert_int_eq(evbuffer_add_reference(in, chunk[i],
+                                                sizeof(req) - 1, NULL, NULL), 0);
+    }
+    metrics_wipe_drain(in);
+    ck_assert_uint_eq(evbuffer_get_length(in), 0);
+    for (int i = 0; i < 20; i++)
+        for (size_t k = 0; k + 1 < sizeof(req); k++)
+            ck_assert_msg(chunk[i][k] == 0, "chunk %d byte %zu kept", i, k);
+    /* No bytes and one empty chunk, as a read that found the end of the
+     * stream leaves it: peek counts the chunk, and nothing is to drain. */
+    ck_assert_int_eq(evbuffer_expand(in, 4096), 0);
+    metrics_wipe_drain(in);                     /* returns */
+    ck_assert_uint_eq(evbuffer_get_length(in), 0);
+    evbuffer_free(in);
+}
+END_TEST
+
 static Suite *metrics_head_suite(void)
 {
     Suite *s = suite_create("metrics_head");
@@ -127,6 +161,7 @@ static Suite *metrics_head_suite(void)
     tcase_add_test(t, test_head_refusals);
     tcase_add_test(t, test_head_scheme);
     tcase_add_test(t, test_head_basic);
+    tcase_add_test(t, test_wipe_drain);
     suite_add_tcase(s, t);
     return s;
 }

@@ -31,6 +31,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
+#include <openssl/crypto.h>
 #include "listener.h"
 #include "log.h"
 #include "log_source.h"
@@ -95,6 +96,8 @@ static void conn_free(struct mconn *mc)
     nconns--;
     event_free(mc->deadline);
     event_free(mc->release);
+    metrics_wipe_drain(bufferevent_get_input(mc->bev));   /* a head cut
+                                           short may hold a password */
     bufferevent_free(mc->bev);          /* closes the socket */
     free(mc);
 }
@@ -173,6 +176,25 @@ static int hold(struct mconn *mc, uint64_t ns)
     return 0;
 }
 
+void metrics_wipe_drain(struct evbuffer *in)
+{
+    struct evbuffer_iovec v[8];
+    size_t left;
+
+    /* peek counts empty chunks too (libevent keeps one to read into): the
+     * bytes left say when it is done, not the chunks */
+    while ((left = evbuffer_get_length(in)) > 0) {
+        int n = evbuffer_peek(in, (ev_ssize_t)left, NULL, v, 8);
+        size_t len = 0;
+        for (int i = 0; i < n && i < 8; i++) {
+            OPENSSL_cleanse(v[i].iov_base, v[i].iov_len);
+            len += v[i].iov_len;
+        }
+        if (len == 0 || evbuffer_drain(in, len) != 0)
+            break;                      /* cannot happen: nothing to wipe */
+    }
+}
+
 /* Queues the answer to the head in, or a refusal. */
 static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
 {
@@ -181,31 +203,36 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
     char head[METRICS_HEAD_MAX + 1];
     int code = 431;
     uint64_t wait = 0;
+    size_t copied = 0;                  /* of head, to wipe */
 
     if (len && len <= METRICS_HEAD_MAX) {
+        copied = len;
         evbuffer_copyout(in, head, len);
         head[len] = '\0';
         code = memchr(head, '\0', len) ? 400 : metrics_head_parse(head, &rq);
     }
-    evbuffer_drain(in, evbuffer_get_length(in));
+    metrics_wipe_drain(in);
     mc->answered = 1;
     if (code == 0) {
         /* Writing is off while the handler writes, so that nothing of an
          * answer it holds back leaves before its time. */
         bufferevent_disable(mc->bev, EV_WRITE);
         wait = handler(&rq, out);
+        OPENSSL_cleanse(head, copied);  /* its Authorization, rq's */
         if (wait && hold(mc, wait)) {
             conn_free(mc);
             return;
         }
         if (!wait)
             bufferevent_enable(mc->bev, EV_WRITE);
-    } else
+    } else {
+        OPENSSL_cleanse(head, copied);
         metrics_conn_answer(out, 0, code, reason_of(code),
                             "text/plain; charset=utf-8",
                             code == 405 ? "Allow: GET, HEAD\r\n" : NULL, NULL,
                             code == 431 ? "431 the request's head is too "
                             "long\n" : "a GET of /metrics, in HTTP/1.x\n");
+    }
     bufferevent_setcb(mc->bev, read_cb, written_cb, event_cb, mc);
     if (!mc->held && evbuffer_get_length(out) == 0)
         written_cb(mc->bev, mc);
@@ -218,7 +245,7 @@ static void read_cb(struct bufferevent *bev, void *arg)
     size_t len;
 
     if (mc->answered) {                 /* one request a connection */
-        evbuffer_drain(in, evbuffer_get_length(in));
+        metrics_wipe_drain(in);
         return;
     }
     len = head_length(in);

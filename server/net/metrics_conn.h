@@ -47,6 +47,10 @@ void metrics_conn_stop(void);
 unsigned long metrics_conn_refused(void);
 unsigned long metrics_conn_evicted(void);
 
+/* Empties in, each byte overwritten first: a request head may carry the
+ * password (Authorization), and libevent frees its chunks as they are. */
+void metrics_wipe_drain(struct evbuffer *in);
+
 /* Appends an answer to out: the status line, Content-Type ctype,
  * Content-Length, "Connection: close", the header lines in extra (each
  * ending in "\r\n"; NULL for none), a blank line, and the body: body's
