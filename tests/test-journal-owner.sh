@@ -251,7 +251,8 @@ case_symlink() {
 # is never acknowledged (its connection closes), with everysec the server
 # is read-only within a second; either way it says so in STATS and the
 # log, and its COMPACT never renames over the name, which a second server
-# may have taken meanwhile.
+# may have taken meanwhile. With no, which never syncs while it runs, the
+# stop's sync notices and logs it.
 case_file_gone() {
     local how first second
     for how in removed replaced cut; do
@@ -298,6 +299,19 @@ case_file_gone() {
         "$(ask "$SRV_PORT" 'ADD B Two 2 222-22-2222\n')" \
         "Error: read-only: the journal file was removed or replaced while the server ran: Stale file handle"
     stop_server "$SRV_PID"
+    # no: a write only, no sync to check at; the stop's sync notices
+    rm -f "$J"
+    start_server buffered --journal "$J" --fsync no || return
+    ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n' >/dev/null
+    rm -f "$J"
+    sleep 1.3
+    expect_eq "no, file removed: still acknowledged while it runs" \
+        "$(ask "$SRV_PORT" 'ADD B Two 2 222-22-2222\n')" OK
+    check "no, file removed: nothing logged before the stop" \
+        bash -c '! grep -q "journal file was" "$1"' _ "$SRV_ERR"
+    stop_server "$SRV_PID"
+    expect_match "no, file removed: the stop says what happened" \
+        "$(cat "$SRV_ERR")" "journal file was removed or replaced while the server ran"
 }
 
 # Names a journal may not have: one ending in .compact (another journal's
