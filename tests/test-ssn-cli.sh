@@ -368,7 +368,7 @@ else
     rc=$? took=$(elapsed_ms "$t0")
     expect_eq "ssn-bench --hang 2: a reply that drips in fails the run, exit 1" \
         "$rc:$(cat "$TEST_TMP/bench.err")" \
-        "1:ssn-bench: run: connection 0: no reply for 2.0 s with 1 requests in flight"
+        "1:ssn-bench: run: connection 0: no reply for 2.0 s with 1 request in flight"
     check "... after 2 s, not held off by the drip ($took ms)" \
         test "$took" -ge 2000 -a "$took" -lt 4500
     # STATS whose lock figures are no counts (-1, 23 digits): after the

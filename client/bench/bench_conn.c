@@ -305,8 +305,8 @@ void bench_conn_read_cb(evutil_socket_t fd, short what, void *arg)
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return;
     if (n < 0) {
-        conn_fail(c, "read: %s (%u requests in flight)", strerror(errno),
-                  c->count);
+        conn_fail(c, "read: %s (%u request%s in flight)", strerror(errno),
+                  c->count, c->count == 1 ? "" : "s");
         return;
     }
     if (n == 0) {
@@ -358,8 +358,9 @@ void bench_worker_tick_cb(evutil_socket_t fd, short what, void *arg)
     for (unsigned i = 0; i < w->nconns && !w->failed; i++) {
         struct bench_conn *c = &w->conns[i];
         if (c->count > 0 && now - c->last_rx_ns > w->p->hang_ns)
-            conn_fail(c, "no reply for %.1f s with %u requests in flight",
-                      (double)w->p->hang_ns / TIME_NS_PER_SEC, c->count);
+            conn_fail(c, "no reply for %.1f s with %u request%s in flight",
+                      (double)w->p->hang_ns / TIME_NS_PER_SEC, c->count,
+                      c->count == 1 ? "" : "s");
         conn_check_done(c);
     }
 }
