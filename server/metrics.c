@@ -36,6 +36,8 @@ struct metrics_set {
     struct metrics_set *all;    /* every set; under sets_lock, set once */
     struct metrics_set *spare;  /* in the spare list; under sets_lock */
 };
+_Static_assert(sizeof(struct metrics_set) < 136 * 1024,
+               "docs/LIMITS.md counts a set as 135 KiB");
 
 /* Free sets. Each slot on a cache line of its own, so that two threads
  * taking and giving back in different slots do not share one. */

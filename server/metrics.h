@@ -20,7 +20,7 @@
  * Why not one shared histogram of atomics: two CPUs recording the same
  * command move the histogram's cache lines back and forth on every
  * request; why not one per thread: --io threads has a thread per
- * connection, and a set is 138 KB.
+ * connection, and a set is 135 KiB.
  *
  * Locks: sets_lock (the list of every set, and the sets beyond the slots)
  * and round_lock (the journal's round histograms) are leaves; the journal

@@ -41,7 +41,7 @@ void reply_begin(struct session *s)
  * request that may wait (every one but the batchable ADD, DELETE, FIND
  * and COUNT: a TREE's turn, the store lock behind O(n) holds, an AUTH's
  * delay), and before a send that may block (a blocking driver's). A set is
- * 138 KiB, and sets are made for as many slices as ever held one at once
+ * 135 KiB, and sets are made for as many slices as ever held one at once
  * and kept: 500 threads queued behind CHECKs or TREEs held one each, 69 MB
  * (docs/LIMITS.md). The next request measured takes one again, most often
  * the same (metrics.c's slot hint). */
