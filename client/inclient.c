@@ -56,7 +56,8 @@ static void usage(FILE *f)
 "  -h, --help        this text\n"
 "  -V, --version     the version\n"
 "Exit status: 0 when every request was answered, 1 when the session\n"
-"failed (connect, AUTH, reset, close, hang, time-out), 2 for bad arguments.\n",
+"failed (connect, AUTH, reset, close, hang, time-out) or a reply was of no\n"
+"known shape or unasked for, 2 for bad arguments.\n",
             PL_RATE_RCVBUF, PL_RATE_MSS, INCLIENT_HANG_S);
 }
 
@@ -287,5 +288,8 @@ int main(int argc, char **argv)
     else if (ic.stats)
         print_stats(&r);
     close_source(&ic);
-    return rc ? 1 : 0;
+    if (!rc && r.bad)                   /* answered, but not by ssnserver */
+        fprintf(stderr, "inclient: FAILED: %llu replies of no known shape "
+                "or unasked for\n", (unsigned long long)r.bad);
+    return rc || r.bad ? 1 : 0;
 }

@@ -10,7 +10,9 @@
 # server (tests/lib/fakesrv.py), ssn-cli and ssn-bench too: lines no request
 # asked for, replies of no shape or full of escapes, a reply that drips in
 # and never ends (--pipe --timeout, ssn-bench's 10 s hang watch), STATS lock
-# figures that are no counts (ssn-bench's lock line). Every server and
+# figures that are no counts (ssn-bench's lock line), escapes in a later
+# STATS line (ssn-bench, kill_it), no Bye after DONE (ssn-cli ends in 2 s),
+# replies unasked for (inclient exits 1). Every server and
 # background client is started here and stopped by PID (tests/lib/common.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
@@ -386,6 +388,35 @@ else
         check "... no figure past 2^64 printed" \
             eval '! grep -q 18446744 "$TEST_TMP/bench" "$TEST_TMP/bench.err"'
     done
+    # Escapes in a STATS line after the first (its mode): every line of
+    # the block is made ASCII before ssn-bench, kill_it or --stat shows it.
+    start_fake stats-escape
+    timeout 20 "$BIN/ssn-bench" -p "$FAKE_PORT" -c 1 -n 5 --mix 1:0:0 \
+        >"$TEST_TMP/bench" 2>&1
+    check "ssn-bench: escapes in STATS's mode reach no terminal" \
+        eval '! LC_ALL=C grep -q $'"'"'[\x1b\x07\x9b]'"'"' "$TEST_TMP/bench"'
+    expect_match "... shown as ?" "$(grep -a '^lock:' "$TEST_TMP/bench")" \
+        '\?\]0;pwned\?\?\[2J'
+    timeout 20 "$BIN/kill_it" 127.0.0.1 "$FAKE_PORT" 5 1 >"$TEST_TMP/ki" 2>&1
+    check "kill_it: escapes in STATS's mode reach no terminal" \
+        eval '! LC_ALL=C grep -q $'"'"'[\x1b\x07\x9b]'"'"' "$TEST_TMP/ki"'
+    # A whole reply, then no Bye and no close: ssn-cli with no --timeout
+    # still ends, after ctl_close's 2 s.
+    start_fake nodone
+    t0=$(now)
+    run -p "$FAKE_PORT" COUNT
+    took=$(elapsed_ms "$t0")
+    expect_eq "a server that never answers DONE: the reply printed, exit 0" \
+        "$RC:$OUT" "0:0"
+    check "... within ctl_close's 2 s, not never ($took ms)" test "$took" -lt 4000
+    # inclient: replies nobody asked for (COUNT gets two lines) fail it.
+    start_fake extra
+    printf 'COUNT\nCOUNT\n' | timeout 20 "$BIN/inclient" 127.0.0.1 "$FAKE_PORT" - \
+        >"$TEST_TMP/inc" 2>"$TEST_TMP/inc.err"
+    rc=$?
+    expect_match "inclient: replies unasked for, exit 1, saying so" \
+        "$rc:$(tail -1 "$TEST_TMP/inc.err")" \
+        '^1:inclient: FAILED: [0-9]+ replies of no known shape or unasked for$'
 fi
 
 # ---- the prompt, in a terminal tmux drives ----------------------------------

@@ -93,6 +93,15 @@ static int send_request(struct ctl *c, const char *what, const char *req,
     return rc;
 }
 
+/* A control reply's line as it may reach a terminal: printable ASCII,
+ * anything else '?' (STATS and the other control replies are ASCII). */
+static void ascii_only(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < ' ' || (unsigned char)*s >= 0x7f)
+            *s = '?';
+}
+
 /* Sends the n bytes of req (a whole request line; what names it in c->err)
  * and reads one reply line into out. */
 static int exchange(struct ctl *c, const char *what, const char *req,
@@ -108,9 +117,7 @@ static int exchange(struct ctl *c, const char *what, const char *req,
     if (rc)
         return rc;
     snprintf(out, outlen, "%s", line);
-    for (char *q = out; *q; q++)        /* replies end up on terminals */
-        if ((unsigned char)*q < ' ' || (unsigned char)*q >= 0x7f)
-            *q = '?';
+    ascii_only(out);
     return 0;
 }
 
@@ -152,8 +159,10 @@ int ctl_query_block(struct ctl *c, const char *req,
         line_cb(arg, line);
         char *next;
         size_t len;
-        if ((rc = read_line(c, deadline, &next, &len)) == 0)
+        if ((rc = read_line(c, deadline, &next, &len)) == 0) {
             snprintf(line, sizeof(line), "%s", next);
+            ascii_only(line);           /* every line, not the first only */
+        }
     }
     return rc;
 }
@@ -210,7 +219,11 @@ void ctl_close(struct ctl *c)
         return;
     char bye[16];
     /* The Bye and the close both mean the server let go of this session;
-     * after that a serial server can accept the next client. */
+     * after that a serial server can accept the next client. A server
+     * answers DONE at once: the wait is CTL_CLOSE_MS at most, even when
+     * the requests had no time limit (the replies were all read). */
+    if (c->timeout_ms > CTL_CLOSE_MS)
+        c->timeout_ms = CTL_CLOSE_MS;
     if (ctl_query(c, "DONE", bye, sizeof(bye)) == 0) {
         uint64_t deadline = time_now_ns() + (uint64_t)c->timeout_ms *
                             TIME_NS_PER_MS;

@@ -17,6 +17,7 @@
 #include "linereader.h"
 
 #define CTL_REPLY_MAX 1024      /* longest reply line accepted */
+#define CTL_CLOSE_MS  2000      /* ctl_close's wait for Bye and the close */
 
 struct ctl {
     int fd;
@@ -79,7 +80,8 @@ typedef void (*ctl_line_fn)(void *arg, const char *line, size_t len);
 int ctl_request(struct ctl *c, const char *req, size_t len, int cmd,
                 struct framer *f, ctl_line_fn line_cb, void *arg);
 
-/* Says DONE, waits (bounded) for the server to close, then closes. */
+/* Says DONE, waits for Bye and the server's close (CTL_CLOSE_MS at most, or
+ * the time limit when shorter), then closes. */
 void ctl_close(struct ctl *c);
 
 /* Closes without a word: for a server that stopped answering. */

@@ -12,6 +12,12 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
   stats   STATS gets a block with a mode and lock figures: counts (0) the
           first time, then -1 and a number of 23 digits, which are none;
           every other request gets "OK"
+  stats-escape
+          STATS gets a block whose mode, on its second line, is terminal
+          escapes (an OSC title, a screen clear, a lone 8-bit CSI) and
+          whose figures are 0;
+          every other request gets "OK"
+  nodone  COUNT gets "0", and DONE nothing at all: no Bye, no close
 
   tests/lib/fakesrv.py MODE [LIFE]
 """
@@ -26,6 +32,9 @@ STATS_GOOD = (b"mode buffered\nlock_acquisitions 0\nlock_contended 0\n"
               b"lock_wait_us 0\nlock_hold_us 0\nEND\n")
 STATS_BAD = (b"mode buffered\nlock_acquisitions -1\nlock_contended 0\n"
              b"lock_wait_us 12345678901234567890123\nlock_hold_us 0\nEND\n")
+STATS_ESCAPE = (b"version 0.3.0\nmode \x1b]0;pwned\x07\x1b[2J\x9b31m\n"
+                b"lock_acquisitions 0\nlock_contended 0\nlock_wait_us 0\n"
+                b"lock_hold_us 0\nEND\n")
 stats_asked = 0
 stats_lock = threading.Lock()
 
@@ -36,6 +45,10 @@ def answer(mode, line):
         return b"3\n7\n"
     if mode == "hello":
         return b"hello\n"
+    if mode == "stats-escape":
+        return STATS_ESCAPE if line.strip().upper() == b"STATS" else b"OK\n"
+    if mode == "nodone":
+        return b"0\n"
     if mode == "stats":
         if line.strip().upper() != b"STATS":
             return b"OK\n"
@@ -67,6 +80,8 @@ def serve(conn, mode):
             buf += data
             while b"\n" in buf:
                 line, buf = buf.split(b"\n", 1)
+                if mode == "nodone" and line.strip().upper() == b"DONE":
+                    continue
                 if line.strip().upper() in (b"QUIT", b"DONE"):
                     conn.sendall(b"Bye\n")
                     return
