@@ -35,11 +35,24 @@ size_t utf8_seq_ok(const unsigned char *s, size_t n)
     return len;
 }
 
+/* U+2028 and U+2029 (line and paragraph separators), U+202A to U+202E
+ * (bidirectional embeddings and overrides) and U+2066 to U+2069 (isolates):
+ * E2 80 A8..AE and E2 81 A6..A9. */
+static int bidi_or_separator(const unsigned char *s)
+{
+    return s[0] == 0xE2 &&
+           ((s[1] == 0x80 && s[2] >= 0xA8 && s[2] <= 0xAE) ||
+            (s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9));
+}
+
 size_t utf8_shown_len(const unsigned char *s, size_t n)
 {
+    size_t len;
+
     if (s[0] < 0x80)
         return s[0] >= 0x20 && s[0] != 0x7F;
-    return utf8_seq_ok(s, n);
+    len = utf8_seq_ok(s, n);
+    return len == 3 && bidi_or_separator(s) ? 0 : len;
 }
 
 size_t utf8_unshown(const char *s, size_t n)

@@ -15,7 +15,12 @@ size_t utf8_seq_ok(const unsigned char *s, size_t n);
 
 /* The length of the run s[0..n) starts with that a terminal shows as it
  * is: one printable ASCII byte (0x20 to 0x7E) or one sequence
- * utf8_seq_ok takes; 0 when s[0] is neither. */
+ * utf8_seq_ok takes; 0 when s[0] is neither, and for the characters that
+ * reorder or break the text around them: the bidirectional overrides,
+ * embeddings and isolates (U+202A to U+202E, U+2066 to U+2069, which
+ * make "Smith" show as "htimS") and the line and paragraph separators
+ * (U+2028, U+2029). Zero-width joiners and the LRM and RLM marks stay:
+ * names in Persian and Indic scripts use them. */
 size_t utf8_shown_len(const unsigned char *s, size_t n);
 
 /* The offset of the first byte of s[0..n) that utf8_shown_len does not

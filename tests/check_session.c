@@ -420,7 +420,15 @@ START_TEST(test_session_c1_names)
     ck_assert_str_eq(talk("ADD a Zo\xeb 3 123-45-6789\n"),
                      "Error: bad last name: UTF-8 text only, no control "
                      "characters\n");
+    ck_assert_str_eq(talk("ADD Smith\xe2\x80\xae" "nhoJ b 3 123-45-6789\n"),
+                     "Error: bad first name: UTF-8 text only, no control "
+                     "characters\n");                  /* RLO: shows "John" */
+    ck_assert_str_eq(talk("ADD a b\xe2\x81\xa6 3 123-45-6789\n"),
+                     "Error: bad last name: UTF-8 text only, no control "
+                     "characters\n");                  /* LRI */
     ck_assert_str_eq(talk("ADD Zo\xc3\xab b 3 123-45-6789\n"), "OK\n");
+    ck_assert_str_eq(talk("FIND a\xe2\x80\xae" "b c\n"),
+                     "Error: a???b c not found\n");
     ck_assert_str_eq(talk("FIND a\xc2\x9b" "2J b\n"),
                      "Error: a??2J b not found\n");
     ck_assert_str_eq(talk("DELETE a\x9b" "2J Zo\xeb\n"),

@@ -56,6 +56,13 @@ START_TEST(test_termsafe_c1_and_bad_bytes)
     expect_safe("\xf4\x90\x80\x80", 4, "????");     /* past U+10FFFF */
     expect_safe("ab\xe2\x82", 4, "ab??");           /* cut short */
     expect_safe("\xfe\xff", 2, "??");
+    expect_safe("a\xe2\x80\xae" "b", 5, "a???b");  /* RLO: "b" reversed */
+    expect_safe("\xe2\x81\xa7\xe2\x81\xa9", 6, "??????");   /* RLI, PDI */
+    expect_safe("\xe2\x80\xa8", 3, "???");       /* line separator */
+    expect_safe("\xe2\x80\xa7\xe2\x80\xaf", 6,
+                "\xe2\x80\xa7\xe2\x80\xaf");  /* U+2027, U+202F: text */
+    expect_safe("\xe2\x80\x8c\xe2\x80\x8f", 6,
+                "\xe2\x80\x8c\xe2\x80\x8f");  /* ZWNJ, RLM: kept */
 }
 END_TEST
 

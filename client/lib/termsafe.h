@@ -2,7 +2,8 @@
  * ssnserver never sends a control byte, but a broken or hostile one (or
  * a peer of ssn-bench's) could send escape sequences that retitle a
  * window, clear a screen or move the cursor. Control characters (C0, DEL
- * and the C1 ones, U+0080 to U+009F) and bytes that are not well-formed
+ * and the C1 ones, U+0080 to U+009F), the bidirectional overrides and
+ * line separators utf8_shown_len names, and bytes that are not well-formed
  * UTF-8 (a lone 0x9B is an 8-bit CSI to some terminals) each become '?';
  * well-formed UTF-8 passes, so names like "Zoë" print as they are.
  * Pure: no I/O, no allocation.
