@@ -12,7 +12,8 @@
 # and never ends (--pipe --timeout, ssn-bench's 10 s hang watch), STATS lock
 # figures that are no counts (ssn-bench's lock line), escapes in a later
 # STATS line (ssn-bench, kill_it), no Bye after DONE (ssn-cli ends in 2 s),
-# replies unasked for (inclient exits 1). Every server and
+# replies of no shape (inclient exits 1), COUNT and CHECK replies that
+# only begin as sound ones (kill_it fails the run). Every server and
 # background client is started here and stopped by PID (tests/lib/common.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
@@ -409,12 +410,22 @@ else
     expect_eq "a server that never answers DONE: the reply printed, exit 0" \
         "$RC:$OUT" "0:0"
     check "... within ctl_close's 2 s, not never ($took ms)" test "$took" -lt 4000
-    # inclient: replies nobody asked for (COUNT gets two lines) fail it.
-    start_fake extra
+    # kill_it against a store whose COUNT and CHECK replies only begin as
+    # sound ones ("N lost?", "OKAY? NO: ..."): not verified.
+    start_fake liar
+    timeout 30 "$BIN/kill_it" 127.0.0.1 "$FAKE_PORT" 50 2 >"$TEST_TMP/ki" 2>&1
+    rc=$?
+    expect_match "kill_it: 'OKAY? NO' from CHECK and 'N lost?' from COUNT fail the run" \
+        "$rc:$(grep -a '^FAILED' "$TEST_TMP/ki")" \
+        "^1:FAILED: tree invariant broken: CHECK said 'OKAY\\? NO: red node with red child'"
+    # inclient: replies of no shape ("hello" to COUNT) fail it. (Lines no
+    # request asked for may come after inclient has its replies and
+    # closes: not seen, so not counted.)
+    start_fake hello
     printf 'COUNT\nCOUNT\n' | timeout 20 "$BIN/inclient" 127.0.0.1 "$FAKE_PORT" - \
         >"$TEST_TMP/inc" 2>"$TEST_TMP/inc.err"
     rc=$?
-    expect_match "inclient: replies unasked for, exit 1, saying so" \
+    expect_match "inclient: replies of no shape, exit 1, saying so" \
         "$rc:$(tail -1 "$TEST_TMP/inc.err")" \
         '^1:inclient: FAILED: [0-9]+ replies of no known shape or unasked for$'
 fi

@@ -62,6 +62,33 @@ static int ctl_connect(struct killit *k, struct ctl *c)
     return 0;
 }
 
+/* COUNT's reply as a number: digits only (18 at most), or -1. */
+static long long count_of(const char *reply)
+{
+    size_t n = strspn(reply, "0123456789");
+
+    return n > 0 && n <= 18 && reply[n] == '\0' ? atoll(reply) : -1;
+}
+
+/* Whether CHECK's reply is the one a sound tree gets, whole: "OK N
+ * entries, all invariants hold" ("entry" for 1), not merely "OK..." */
+static int check_passed(const char *reply)
+{
+    static const char tail[] = ", all invariants hold";
+    size_t n, len = strlen(reply);
+
+    if (strncmp(reply, "OK ", 3) != 0)
+        return 0;
+    n = strspn(reply + 3, "0123456789");
+    if (n == 0 || len < sizeof(tail) - 1 ||
+        strcmp(reply + len - (sizeof(tail) - 1), tail) != 0)
+        return 0;
+    const char *word = reply + 3 + n;
+    size_t wlen = (size_t)(reply + len - (sizeof(tail) - 1) - word);
+    return (wlen == 6 && strncmp(word, " entry", 6) == 0) ||
+           (wlen == 8 && strncmp(word, " entries", 8) == 0);
+}
+
 /* COUNT before the run: is verification possible? Returns -1 when the
  * server cannot be reached at all, -2 when it will not serve us. */
 int ki_check_start(struct killit *k)
@@ -92,11 +119,11 @@ int ki_check_start(struct killit *k)
                  PL_AUTH_REQUIRED);
         ctl_close(&c);
         return -2;
-    } else if (reply[0] < '0' || reply[0] > '9' || strlen(reply) > 18)
+    } else if (count_of(reply) < 0)
         snprintf(k->start_note, sizeof(k->start_note),
                  "COUNT replied '%.60s'", reply);
     else
-        k->start_count = atoll(reply);
+        k->start_count = count_of(reply);
     ctl_close(&c);
     return 0;
 }
@@ -114,8 +141,8 @@ void ki_check_end(struct killit *k)
     /* Each question is asked only if the one before was answered: a
      * server that stopped answering costs one time limit, not four. */
     int rc = ctl_query(&c, "COUNT", reply, sizeof(reply));
-    if (rc == 0 && reply[0] >= '0' && reply[0] <= '9')
-        k->end_count = atoll(reply);
+    if (rc == 0)
+        k->end_count = count_of(reply);     /* -1: no number */
     if (rc == 0)
         rc = ctl_query(&c, "CHECK", reply, sizeof(reply));
     if (rc == 0) {
@@ -326,7 +353,7 @@ void ki_judge(struct killit *k)
                    (long)k->server_pid, k->end_check);
         else
             reason(k, "server died or stopped answering: %s", k->end_check);
-    } else if (strncmp(k->end_check, PROTO_OK, strlen(PROTO_OK)) != 0) {
+    } else if (!check_passed(k->end_check)) {
         reason(k, "tree invariant broken: CHECK said '%s'", k->end_check);
     }
     if (bad)

@@ -18,9 +18,13 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
           whose figures are 0;
           every other request gets "OK"
   nodone  COUNT gets "0", and DONE nothing at all: no Bye, no close
+  liar    a little store that keeps ADD, DELETE, PRINT and DIGEST right,
+          but answers COUNT with "N lost?" and CHECK with "OKAY? NO: red
+          node with red child": replies that only begin as a sound one
 
   tests/lib/fakesrv.py MODE [LIFE]
 """
+import hashlib
 import socket
 import sys
 import threading
@@ -35,12 +39,47 @@ STATS_BAD = (b"mode buffered\nlock_acquisitions -1\nlock_contended 0\n"
 STATS_ESCAPE = (b"version 0.3.0\nmode \x1b]0;pwned\x07\x1b[2J\x9b31m\n"
                 b"lock_acquisitions 0\nlock_contended 0\nlock_wait_us 0\n"
                 b"lock_hold_us 0\nEND\n")
+HEAD = b"_" * 50 + b"\n"
+TAIL = b"-" * 50 + b"\n"
+store = {}                      # (last, first) -> (age, ssn); liar's
 stats_asked = 0
 stats_lock = threading.Lock()
 
 
+def liar(line):
+    w = line.split()
+    cmd = w[0].upper() if w else b""
+    with stats_lock:
+        if cmd == b"ADD" and len(w) == 5:
+            if (w[2], w[1]) in store:
+                return b"Error: %s %s already exists\n" % (w[1], w[2])
+            store[(w[2], w[1])] = (int(w[3]), w[4])
+            return b"OK\n"
+        if cmd == b"DELETE" and len(w) == 3:
+            if store.pop((w[2], w[1]), None) is None:
+                return b"Error: %s %s not found\n" % (w[1], w[2])
+            return b"OK\n"
+        people = sorted(store.items())
+        if cmd == b"PRINT":
+            return HEAD + b"".join(b"%-30s -- %11s %4d\n" % (l + b", " + f, n, a)
+                                   for (l, f), (a, n) in people) + TAIL
+        if cmd == b"DIGEST":
+            dump = b"".join(b"%s %s %d %s\n" % (l, f, a, n)
+                            for (l, f), (a, n) in people)
+            return hashlib.sha256(dump).hexdigest().encode() + b"\n"
+        if cmd == b"COUNT":
+            return b"%d lost?\n" % len(store)
+        if cmd == b"CHECK":
+            return b"OKAY? NO: red node with red child\n"
+        if cmd == b"STATS" and len(w) == 1:
+            return STATS_GOOD
+    return b"OK\n"
+
+
 def answer(mode, line):
     global stats_asked
+    if mode == "liar":
+        return liar(line)
     if mode == "extra":
         return b"3\n7\n"
     if mode == "hello":
