@@ -60,6 +60,11 @@ int bench_stats_read(const struct bench_plan *p, struct bench_stats *s,
                  "not ssnserver?");
         return -1;
     }
+    if (s->contended > s->acquisitions) {
+        snprintf(err, errlen, "STATS has more contended acquisitions than "
+                 "acquisitions: not ssnserver?");
+        return -1;
+    }
     return 0;
 }
 

@@ -94,8 +94,9 @@ const char *cli_stat_format(const struct cli_stats *prev,
     rate(wait, sizeof(wait), prev, cur, CLI_ST_LOCK_WAIT, prev->lock_wait_us,
          cur->lock_wait_us, secs);
     /* The share of the interval the lock was held: held us per second over
-     * the 10^6 us a second has. Threads may hold it in turn within one
-     * second, never at once, so this stays at or under 100. */
+     * the 10^6 us a second has. Threads hold it in turn, never at once,
+     * but a hold counts whole in the interval it ends in: one longer than
+     * -i (a CHECK of many people) shows over 100 there. */
     if (!(prev->have & cur->have & CLI_ST_LOCK_HOLD) || secs <= 0)
         snprintf(held, sizeof(held), "-");
     else

@@ -76,6 +76,7 @@ struct killit {
     int lock_known;             /* 1 when both worked */
     char lock_note[200];        /* why not, when 0 */
     char lock_mode[16];         /* STATS "mode" */
+    int lock_bad;               /* a lock_ figure was no count */
     uint64_t lock_acq, lock_contended, lock_wait_us, lock_hold_us;
     uint64_t lock_wait_max_us, lock_hold_max_us;
     uint64_t lock_wait_p99_us, lock_hold_p99_us;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cliutil.h"
 #include "ctl.h"
 #include "expect.h"
 #include "findpid.h"
@@ -206,8 +207,26 @@ static void stats_line(void *arg, const char *line)
         return;
     }
     for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-        if (strlen(f[i].name) == n && strncmp(line, f[i].name, n) == 0)
-            *(uint64_t *)((char *)k + f[i].off) = strtoull(sp + 1, NULL, 10);
+        if (strlen(f[i].name) == n && strncmp(line, f[i].name, n) == 0 &&
+            cli_parse_count(sp + 1, (uint64_t *)((char *)k + f[i].off)))
+            k->lock_bad = 1;    /* "-1", "1e308", past 2^64, junk after */
+}
+
+/* What ssnserver's figures always are: contended among the acquisitions,
+ * a longest wait or hold within their sum, a p99 within the longest.
+ * NULL, or what is not. */
+static const char *lock_figures_odd(const struct killit *k)
+{
+    if (k->lock_bad)
+        return "a lock figure that is no count";
+    if (k->lock_contended > k->lock_acq)
+        return "more contended acquisitions than acquisitions";
+    if (k->lock_wait_max_us > k->lock_wait_us ||
+        k->lock_hold_max_us > k->lock_hold_us ||
+        k->lock_wait_p99_us > k->lock_wait_max_us ||
+        k->lock_hold_p99_us > k->lock_hold_max_us)
+        return "a longest wait or hold past their sum, or a p99 past it";
+    return NULL;
 }
 
 void ki_lock_read(struct killit *k)
@@ -221,12 +240,19 @@ void ki_lock_read(struct killit *k)
         snprintf(k->lock_note, sizeof(k->lock_note), "%.190s", c.err);
         return;
     }
+    k->lock_bad = 0;
     if (ctl_query_block(&c, "STATS", stats_line, k)) {
         snprintf(k->lock_note, sizeof(k->lock_note), "STATS: %.180s", c.err);
         ctl_abandon(&c);
         return;
     }
     ctl_close(&c);
+    const char *odd = lock_figures_odd(k);
+    if (odd) {
+        snprintf(k->lock_note, sizeof(k->lock_note), "STATS has %s: not "
+                 "ssnserver?", odd);
+        return;
+    }
     k->lock_known = 1;
 }
 

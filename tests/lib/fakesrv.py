@@ -21,6 +21,10 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
   liar    a little store that keeps ADD, DELETE, PRINT and DIGEST right,
           but answers COUNT with "N lost?" and CHECK with "OKAY? NO: red
           node with red child": replies that only begin as a sound one
+  oddstats
+          the same store, sound in COUNT and CHECK, whose STATS has more
+          contended acquisitions than acquisitions, a p99 past the longest
+          wait
 
   tests/lib/fakesrv.py MODE [LIFE]
 """
@@ -42,11 +46,15 @@ STATS_ESCAPE = (b"version 0.3.0\nmode \x1b]0;pwned\x07\x1b[2J\x9b31m\n"
 HEAD = b"_" * 50 + b"\n"
 TAIL = b"-" * 50 + b"\n"
 store = {}                      # (last, first) -> (age, ssn); liar's
+STATS_ODD = (b"mode buffered\nlock_acquisitions 3\nlock_contended 7\n"
+             b"lock_wait_us 10\nlock_hold_us 10\nlock_wait_max_us 5\n"
+             b"lock_hold_max_us 5\nlock_wait_p99_us 9\nlock_hold_p99_us 1\n"
+             b"END\n")
 stats_asked = 0
 stats_lock = threading.Lock()
 
 
-def liar(line):
+def liar(line, honest):
     w = line.split()
     cmd = w[0].upper() if w else b""
     with stats_lock:
@@ -68,18 +76,20 @@ def liar(line):
                             for (l, f), (a, n) in people)
             return hashlib.sha256(dump).hexdigest().encode() + b"\n"
         if cmd == b"COUNT":
-            return b"%d lost?\n" % len(store)
+            return b"%d%s\n" % (len(store), b"" if honest else b" lost?")
+        if cmd == b"CHECK" and honest:
+            return b"OK %d entries, all invariants hold\n" % len(store)
         if cmd == b"CHECK":
             return b"OKAY? NO: red node with red child\n"
         if cmd == b"STATS" and len(w) == 1:
-            return STATS_GOOD
+            return STATS_ODD if honest else STATS_GOOD
     return b"OK\n"
 
 
 def answer(mode, line):
     global stats_asked
-    if mode == "liar":
-        return liar(line)
+    if mode in ("liar", "oddstats"):
+        return liar(line, mode == "oddstats")
     if mode == "extra":
         return b"3\n7\n"
     if mode == "hello":
