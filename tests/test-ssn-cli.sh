@@ -14,7 +14,8 @@
 # STATS line (ssn-bench, kill_it), no Bye after DONE (ssn-cli ends in 2 s),
 # replies of no shape (inclient exits 1), COUNT and CHECK replies that
 # only begin as sound ones (kill_it fails the run), STATS figures that
-# disagree (not shown by kill_it nor ssn-bench). Every server and
+# disagree (not shown by kill_it nor ssn-bench), a drip (kill_it --hang).
+# Every server and
 # background client is started here and stopped by PID (tests/lib/common.sh).
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
@@ -433,6 +434,16 @@ else
     expect_eq "ssn-bench: the same STATS: not read" \
         "$(grep -a '^lock:' "$TEST_TMP/bench")" \
         "lock:      not read: STATS has more contended acquisitions than acquisitions: not ssnserver?"
+    # kill_it's --hang counts whole replies, not bytes: a reply that drips
+    # in and never ends is a hang after 2 s, not a run out of time.
+    start_fake driprun
+    t0=$(now)
+    timeout 30 "$BIN/kill_it" --hang 2 --timeout 15 127.0.0.1 "$FAKE_PORT" 5 1 \
+        >"$TEST_TMP/ki" 2>&1
+    rc=$? took=$(elapsed_ms "$t0")
+    expect_match "kill_it --hang 2: a reply that drips in is a hang, exit 1" \
+        "$rc:$(grep -a '^FAILED' "$TEST_TMP/ki")" '^1:FAILED: server hung: no reply for 2 s'
+    check "... after 2 s, not the 15 s time limit ($took ms)" test "$took" -lt 6000
     # inclient: replies of no shape ("hello" to COUNT) fail it. (Lines no
     # request asked for may come after inclient has its replies and
     # closes: not seen, so not counted.)

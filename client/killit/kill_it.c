@@ -47,7 +47,7 @@ static void usage(FILE *f)
 "                    send 'AUTH password' first on every connection, the\n"
 "                    password being the first line of FILE\n"
 "  --timeout SEC     give the clients' run at most SEC seconds (default %.0f)\n"
-"  --hang SEC        FAILED when no client receives anything for SEC\n"
+"  --hang SEC        FAILED when no client gets a whole reply for SEC\n"
 "                    seconds while replies are due (default %.0f, 0: off)\n"
 "  --server-pid PID  name this pid when the server hangs or dies\n"
 "  --json FILE       every figure as JSON\n"

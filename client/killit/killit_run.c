@@ -126,17 +126,17 @@ static void watch(struct killit *k, uint64_t t0)
 
     for (;;) {
         unsigned running = reap(k, 0);
-        uint64_t sent = 0, replies = 0, due = 0, last_rx = t0;
+        uint64_t sent = 0, replies = 0, due = 0, last_reply = t0;
         for (unsigned i = 0; i < k->nclients; i++) {
             struct pl_progress *pg = &k->slot[i].prog;
             uint64_t s = atomic_load(&pg->sent), r = atomic_load(&pg->replies);
-            uint64_t rx = atomic_load(&pg->last_rx_ns);
+            uint64_t rx = atomic_load(&pg->last_reply_ns);
             sent += s;
             replies += r;
             if (k->pid[i] > 0 && s > r)
                 due += s - r;
-            if (rx > last_rx)
-                last_rx = rx;
+            if (rx > last_reply)
+                last_reply = rx;
         }
         uint64_t now = time_now_ns();
         if (tty && (now - last_draw > 200 * TIME_NS_PER_MS || !running)) {
@@ -148,7 +148,7 @@ static void watch(struct killit *k, uint64_t t0)
             return;
         if (interrupted) {
             k->interrupted = 1;
-        } else if (hang_ns && due && now - last_rx > hang_ns) {
+        } else if (hang_ns && due && now - last_reply > hang_ns) {
             k->hung = 1;
             k->hung_outstanding = due;
         } else if (now - t0 > limit_ns) {

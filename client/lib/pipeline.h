@@ -63,7 +63,9 @@ struct pl_progress {
     _Atomic uint64_t sent;          /* requests written */
     _Atomic uint64_t replies;       /* replies complete */
     _Atomic uint64_t bytes_in;      /* reply bytes received */
-    _Atomic uint64_t last_rx_ns;    /* monotonic time of the last byte in */
+    _Atomic uint64_t last_reply_ns; /* monotonic time of the last whole
+                                       reply: bytes that drip in and end
+                                       none are no progress */
 };
 
 struct pl_opts {

@@ -61,9 +61,12 @@ static uint64_t reply_done(struct pl *p, const struct framer *f,
     p->end_ns = now;
     pthread_mutex_unlock(&p->mu);
     pthread_cond_signal(&p->space);
-    if (p->o->progress)
+    if (p->o->progress) {
         atomic_fetch_add_explicit(&p->o->progress->replies, 1,
                                   memory_order_relaxed);
+        atomic_store_explicit(&p->o->progress->last_reply_ns, now,
+                              memory_order_relaxed);
+    }
     return now;
 }
 
@@ -180,12 +183,9 @@ static void reader_got(struct pl *p, struct reader *rd, uint64_t n)
 
     rd->last_rx = time_now_ns();
     p->r->bytes_in += n;
-    if (o->progress) {
+    if (o->progress)
         atomic_fetch_add_explicit(&o->progress->bytes_in, n,
                                   memory_order_relaxed);
-        atomic_store_explicit(&o->progress->last_rx_ns, rd->last_rx,
-                              memory_order_relaxed);
-    }
     if (o->rate)
         rate_wait(p, &rd->vt, n);
 }

@@ -18,6 +18,8 @@ way MODE says, for at most LIFE seconds (default 20), then exits.
           whose figures are 0;
           every other request gets "OK"
   nodone  COUNT gets "0", and DONE nothing at all: no Bye, no close
+  driprun COUNT gets "0", STATS a block of zeros, STATS RESET "OK"; any
+          other request (kill_it's run) a reply that drips in as drip's
   liar    a little store that keeps ADD, DELETE, PRINT and DIGEST right,
           but answers COUNT with "N lost?" and CHECK with "OKAY? NO: red
           node with red child": replies that only begin as a sound one
@@ -134,9 +136,15 @@ def serve(conn, mode):
                 if line.strip().upper() in (b"QUIT", b"DONE"):
                     conn.sendall(b"Bye\n")
                     return
-                if mode == "drip":
+                word = line.strip().upper()
+                if mode == "drip" or (mode == "driprun" and word not in
+                                      (b"COUNT", b"STATS", b"STATS RESET")):
                     drip(conn)
                     return
+                if mode == "driprun":
+                    conn.sendall(b"0\n" if word == b"COUNT" else
+                                 STATS_GOOD if word == b"STATS" else b"OK\n")
+                    continue
                 conn.sendall(answer(mode, line))
 
 
