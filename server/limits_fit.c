@@ -71,9 +71,17 @@ int limits_fit_fds(void)
 /* --max-unauth: a quarter of --max-clients by default, and below it (the
  * limit may have lowered --max-clients), so that authenticated clients
  * always have room. */
-void limits_fit_max_unauth(void)
+int limits_fit_max_unauth(void)
 {
     long most = srv.opt.max_clients > 1 ? srv.opt.max_clients - 1 : 1;
+
+    if (srv.opt.password_file && srv.opt.max_clients < 2) {
+        fprintf(stderr, "ssnserver: --max-clients lowered to 1 by the "
+                "open-file limit: with --password-file one connection that "
+                "has not given it would keep every client out (raise it with "
+                "ulimit -n)\n");
+        return -1;
+    }
 
     if (!srv.opt.max_unauth)
         srv.opt.max_unauth = srv.opt.max_clients / 4;
@@ -81,4 +89,5 @@ void limits_fit_max_unauth(void)
         srv.opt.max_unauth = most;
     if (srv.opt.max_unauth < 1)
         srv.opt.max_unauth = 1;
+    return 0;
 }

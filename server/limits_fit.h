@@ -9,7 +9,9 @@
  * one client fits. */
 int limits_fit_fds(void);
 
-/* --max-unauth: a quarter of --max-clients by default, always below it. */
-void limits_fit_max_unauth(void);
+/* --max-unauth: a quarter of --max-clients by default, always below it.
+ * Returns 0, or -1 after a line on stderr when --max-clients was lowered
+ * to 1 with a password: no room below it. */
+int limits_fit_max_unauth(void);
 
 #endif

@@ -276,9 +276,8 @@ static int loop_start(struct loop *lp)
     }
     /* libevent's lines too in the log, and limited as a client's are. */
     event_set_log_callback(log_source_libevent);
-    if (limits_fit_fds())
+    if (limits_fit_fds() || limits_fit_max_unauth())
         return -1;
-    limits_fit_max_unauth();
     if (srv.opt.io_events) {
         int rc = events_init(srv.opt.workers);
         if (rc) {

@@ -61,7 +61,8 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         (default %d; 0: never)\n"
 "      --max-unauth N     with a password, connections not yet\n"
 "                         authenticated at once (default a quarter of\n"
-"                         --max-clients, always below it); one more drops\n"
+"                         --max-clients, always below it: -m 2 at least);\n"
+"                         one more drops\n"
 "                         the oldest of the address holding the most, so a\n"
 "                         client with the password always gets in\n"
 "      --tcp-keepalive SECONDS\n"
@@ -402,6 +403,13 @@ void options_parse(int argc, char **argv, struct options *opt,
     }
     if (opt->max_output_total == (size_t)-1)
         opt->max_output_total = budget_default(opt->max_output);
+    if (opt->password_file && opt->max_clients < 2) {
+        fprintf(stderr, "%s: --max-clients: 1 with --password-file: a "
+                "connection that has not given the password would fill it, "
+                "and one with the password could never get in (2 or more)\n",
+                prog);
+        exit(2);
+    }
     if (opt->max_unauth && opt->max_unauth >= opt->max_clients) {
         fprintf(stderr, "%s: --max-unauth: %ld is not below --max-clients "
                 "(%ld): a client with the password must always have room\n",

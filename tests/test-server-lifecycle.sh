@@ -67,6 +67,9 @@ case_bad_options() {
     bad_option "-p (no value)" -p
     bad_option "-m 0" -p 0 -m 0
     bad_option "-m x" -p 0 -m x
+    printf 'pw\n' >"$TEST_TMP/pw"; chmod 600 "$TEST_TMP/pw"
+    bad_option "-m 1 with a password (no room below it for the unauthenticated)" \
+        -p 0 -m 1 --password-file "$TEST_TMP/pw"
     bad_option "--log-level loud" -p 0 --log-level loud
     bad_option "--race-window -5" -p 0 --race-window -5
     bad_option "--max-output-total 1 (no reply could fit)" -p 0 --max-output-total 1
