@@ -155,7 +155,9 @@ static int trace_setup(void)
         rc = trace_start();
     if (rc)
         fprintf(stderr, "ssnserver: %s: cannot write %s: %s\n", opt, file,
-                rc == -EEXIST ? "it is a journal" : strerror(-rc));
+                rc == -EEXIST ? "it is a journal" :
+                rc == -ENOTEMPTY ? "it holds something that is no trace" :
+                strerror(-rc));
     return rc != 0;
 }
 

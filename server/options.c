@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "journal/journal.h"
 #include "lockmode.h"
@@ -382,6 +383,38 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
     }
 }
 
+/* The files the server writes or reads its secret from are four: no two
+ * of --journal, --log-file, --trace (or --trace-file) and --password-file
+ * may be one file, by name or by a link (the log went into an empty
+ * journal, a trace over the password file). */
+static void same_files(const struct options *opt)
+{
+    const struct { const char *opt, *path; } f[] = {
+        { "--journal", opt->journal },
+        { "--log-file", opt->log_file },
+        { opt->trace ? "--trace" : "--trace-file",
+          opt->trace ? opt->trace : opt->trace_file },
+        { "--password-file", opt->password_file },
+    };
+    struct stat st[4];
+    int have[4];
+
+    for (int i = 0; i < 4; i++)
+        have[i] = f[i].path && stat(f[i].path, &st[i]) == 0;
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++) {
+            if (!f[i].path || !f[j].path)
+                continue;
+            if (strcmp(f[i].path, f[j].path) == 0 ||
+                (have[i] && have[j] && st[i].st_dev == st[j].st_dev &&
+                 st[i].st_ino == st[j].st_ino)) {
+                fprintf(stderr, "%s: %s and %s name the same file (%s)\n",
+                        prog, f[i].opt, f[j].opt, f[j].path);
+                exit(2);
+            }
+        }
+}
+
 void options_parse(int argc, char **argv, struct options *opt,
                    const struct lock_policy *policy)
 {
@@ -420,6 +453,7 @@ void options_parse(int argc, char **argv, struct options *opt,
         fprintf(stderr, "%s: --journal: %s\n", prog, policy->journal_refusal);
         exit(2);
     }
+    same_files(opt);
     if (opt->trace && opt->trace_file) {
         fprintf(stderr, "%s: --trace and --trace-file: give one (--trace "
                 "records from start-up, --trace-file from TRACE START)\n",

@@ -286,7 +286,7 @@ int trace_start(void)
     int join, rc;
 
     if (!path)
-        return -ENOENT;
+        return TRACE_NO_FILE;
     pthread_mutex_lock(&trace_lock);
     if (state != TRACE_OFF) {
         rc = state == TRACE_WRITING ? -EBUSY : -EALREADY;
@@ -378,7 +378,7 @@ int trace_stop(unsigned *w)
     int rc;
 
     if (!path)
-        return -ENOENT;
+        return TRACE_NO_FILE;
     pthread_mutex_lock(&trace_lock);
     if (state != TRACE_ON) {
         rc = state == TRACE_OFF ? -ESRCH : -EBUSY;

@@ -35,6 +35,8 @@
 #ifndef SSN_TRACE_H
 #define SSN_TRACE_H
 
+#include <errno.h>
+
 #include <stdatomic.h>
 #include <stdint.h>
 #include "timeutil.h"
@@ -93,16 +95,19 @@ const char *trace_path(void);
 
 /* Starts a window: the file is opened (truncated, created 0600, not
  * through a symbolic link, a regular file only) and recording begins.
- * Returns 0; -ENOENT with no file configured; -EALREADY while a window
- * records or starts; -EBUSY while the last one is being written; or the
- * -errno of opening the file (nothing started). Never blocks for long:
- * an open and one byte written. */
+ * Returns 0; TRACE_NO_FILE with no file configured; -EALREADY while a
+ * window records or starts; -EBUSY while the last one is being written;
+ * -EEXIST when the file is a journal, -ENOTEMPTY when it holds something
+ * else that is no trace (neither is overwritten); or the -errno of
+ * opening the file, -ENOENT for a directory gone (nothing started).
+ * Never blocks for long: an open and one byte written. */
+#define TRACE_NO_FILE (-EDESTADDRREQ)    /* not -ENOENT: open's own */
 int trace_start(void);
 
 /* Stops the window: recording ends now, and a thread of its own writes
  * the file (it may block; the caller never does). *window is the ticket
- * for trace_stop_result and trace_stop_wait. Returns 0; -ENOENT with no
- * file configured; -ESRCH when no window records; -EBUSY while one is
+ * for trace_stop_result and trace_stop_wait. Returns 0; TRACE_NO_FILE
+ * with no file configured; -ESRCH when no window records; -EBUSY while one is
  * starting or being written; or -errno when the writer thread cannot be
  * started (the window then records on). */
 int trace_stop(unsigned *window);

@@ -56,7 +56,7 @@ static void cmd_trace_start(struct session *s)
         if (!s->quiet)
             reply_puts(s, PROTO_OK_LINE);
         break;
-    case -ENOENT:
+    case TRACE_NO_FILE:
         reply_puts(s, "Error: " NO_FILE "\n");
         break;
     case -EALREADY:
@@ -68,6 +68,10 @@ static void cmd_trace_start(struct session *s)
     case -EEXIST:
         reply_puts(s, "Error: the trace file is a journal: not "
                       "overwritten\n");
+        break;
+    case -ENOTEMPTY:
+        reply_puts(s, "Error: the trace file holds something that is no "
+                      "trace: not overwritten\n");
         break;
     default:
         reply_printf(s, "Error: cannot write the trace file: %s\n",
@@ -99,7 +103,7 @@ static int cmd_trace_stop(struct session *s)
 
     if (!s->trace_window) {             /* not yet stopped for this one */
         rc = trace_stop(&s->trace_window);
-        if (rc == -ENOENT) {
+        if (rc == TRACE_NO_FILE) {
             reply_puts(s, "Error: " NO_FILE "\n");
         } else if (rc == -ESRCH) {
             reply_puts(s, "Error: trace is off (TRACE START starts it)\n");

@@ -51,8 +51,9 @@ int trace_json_open(const char *path)
 
     /* O_NONBLOCK: a FIFO with no reader fails (ENXIO) instead of
      * blocking the opener; it is refused below anyway. Emptied only once
-     * known to be a file and no journal (-EEXIST): --trace-file naming
-     * the journal, or a link to it, must not wipe it. */
+     * known to be a file and no journal (-EEXIST) nor any other file that
+     * is not empty and no trace (-ENOTEMPTY): --trace-file naming the
+     * journal, a link to it, or a log, must not wipe it. */
     fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
               O_NONBLOCK, 0600);
     if (fd < 0)
@@ -60,6 +61,9 @@ int trace_json_open(const char *path)
     rc = fstat(fd, &st) ? -errno : S_ISREG(st.st_mode) ? 0 : -EINVAL;
     if (!rc && fd_starts_with(fd, JREC_MAGIC, strlen(JREC_MAGIC)))
         rc = -EEXIST;
+    else if (!rc && st.st_size > 0 && !fd_starts_with(fd, "[", 1))
+        rc = -ENOTEMPTY;        /* a trace begins with '[': this is some
+                                   other file a typo named */
     if (!rc && ftruncate(fd, 0))
         rc = -errno;
     if (rc) {

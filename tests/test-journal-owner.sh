@@ -366,13 +366,31 @@ case_compact_names() {
 # --trace-file that is one, --trace and --log-file naming one refuse to
 # start; the journal is left whole.
 case_not_into_journal() {
-    rm -f "$J"
-    start_server buffered --journal "$J" --fsync always --trace-file "$J" ||
+    local t=$TEST_TMP/t.json
+    rm -f "$J" "$t"
+    start_server buffered --journal "$J" --fsync always --trace-file "$t" ||
         return
     ask "$SRV_PORT" 'ADD A One 1 111-11-1111\n' >/dev/null
-    expect_eq "--trace-file naming the journal: TRACE START refuses" \
+    ln -f "$J" "$t"                     # the same file, after the start
+    expect_eq "--trace-file become the journal: TRACE START refuses" \
         "$(ask "$SRV_PORT" 'TRACE START\n')" \
         "Error: the trace file is a journal: not overwritten"
+    rm -f "$t"
+    printf 'the notes of a lesson\n' >"$t"
+    expect_eq "--trace-file become another file: TRACE START refuses" \
+        "$(ask "$SRV_PORT" 'TRACE START\n')" \
+        "Error: the trace file holds something that is no trace: not overwritten"
+    expect_eq "... the file untouched" "$(cat "$t")" "the notes of a lesson"
+    rm -f "$t"
+    expect_eq "gone again: TRACE START makes it" \
+        "$(ask "$SRV_PORT" 'TRACE START\nTRACE STOP\n' | head -1)" OK
+    stop_server "$SRV_PID"
+    mkdir -p "$TEST_TMP/gone"
+    start_server buffered --trace-file "$TEST_TMP/gone/t.json" || return
+    rmdir "$TEST_TMP/gone"
+    expect_eq "the trace file's directory removed: TRACE START says so" \
+        "$(ask "$SRV_PORT" 'TRACE START\n')" \
+        "Error: cannot write the trace file: No such file or directory"
     stop_server "$SRV_PID"
     refused "--trace naming the journal" \
         "ssnserver: --trace: cannot write $J: it is a journal" \

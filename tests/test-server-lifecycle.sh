@@ -70,6 +70,14 @@ case_bad_options() {
     printf 'pw\n' >"$TEST_TMP/pw"; chmod 600 "$TEST_TMP/pw"
     bad_option "-m 1 with a password (no room below it for the unauthenticated)" \
         -p 0 -m 1 --password-file "$TEST_TMP/pw"
+    : >"$TEST_TMP/same"; ln -sf "$TEST_TMP/same" "$TEST_TMP/same.link"
+    bad_option "--journal and --log-file one empty file, by a link" \
+        -p 0 --journal "$TEST_TMP/same" --log-file "$TEST_TMP/same.link"
+    expect_match "... saying which" "$(cat "$TEST_TMP/bad.err")" \
+        "^ssnserver-fine: --journal and --log-file name the same file"
+    bad_option "--trace-file the password file" \
+        -p 0 --password-file "$TEST_TMP/pw" --trace-file "$TEST_TMP/pw"
+    expect_eq "... the password file untouched" "$(cat "$TEST_TMP/pw")" pw
     bad_option "--log-level loud" -p 0 --log-level loud
     bad_option "--race-window -5" -p 0 --race-window -5
     bad_option "--max-output-total 1 (no reply could fit)" -p 0 --max-output-total 1
