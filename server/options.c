@@ -120,6 +120,8 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "      --race-window USEC pause inside every tree insert and delete (the\n"
 "                         race-condition lab; default 0, no pause)\n"
 "      --stdin            serve one session on standard input and output\n"
+"                         (a file of requests: signals take their default\n"
+"                         action there)\n"
 "      --trace FILE       record a timeline of each thread's waits for and\n"
 "                         holds of the store lock, reply writes and journal\n"
 "                         rounds from start-up, and write it to FILE (0600,\n"
