@@ -114,8 +114,8 @@ START_TEST(test_trace_states)
     struct trace_status st;
     unsigned w = 0;
 
-    ck_assert_int_eq(trace_start(), -ENOENT);       /* no file named */
-    ck_assert_int_eq(trace_stop(&w), -ENOENT);
+    ck_assert_int_eq(trace_start(), TRACE_NO_FILE); /* no file named */
+    ck_assert_int_eq(trace_stop(&w), TRACE_NO_FILE);
     ck_assert_int_eq(trace_init(path), 0);
     ck_assert_int_eq(trace_stop(&w), -ESRCH);       /* off */
     ck_assert_int_eq(trace_start(), 0);
