@@ -91,6 +91,43 @@ START_TEST(test_frame_single_lines)
 }
 END_TEST
 
+/* Lines that only look like the right reply (a hostile server's): each is
+ * counted bad, and the sound one next to it is not. */
+static int bad_as(int cmd, const char *line)
+{
+    struct framer f;
+
+    frame_init(&f);
+    frame_begin(&f, cmd);
+    feed(&f, line);
+    return f.bad;
+}
+
+START_TEST(test_frame_lookalikes)
+{
+    ck_assert_int_eq(bad_as(PROTO_FIND, "Smith, Amy                     --"
+                                        " 123-45-6789 -999"), 1);
+    ck_assert_int_eq(bad_as(PROTO_FIND, "Smith, Amy                     --"
+                                        " 123-45-6789 NaN!"), 1);
+    ck_assert_int_eq(bad_as(PROTO_FIND, "Smith, Amy                     --"
+                                        " 123-45-6789  151"), 1);
+    ck_assert_int_eq(bad_as(PROTO_FIND, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                                        " 123-45-6789   30"), 1);
+    ck_assert_int_eq(bad_as(PROTO_FIND, "Smith, Amy                     --"
+                                        " 123-45-6789  150"), 0);
+    ck_assert_int_eq(bad_as(PROTO_FIND, "Smith, Amy                     --"
+                                        " 123-45-6789    0"), 0);
+    ck_assert_int_eq(bad_as(PROTO_COUNT, "99999999999999999999"), 1);
+    ck_assert_int_eq(bad_as(PROTO_COUNT, "9999999999999999999"), 0);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OKAY? NO: red node with red child"), 1);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OK 3 lost, all invariants hold"), 1);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OK entries, all invariants hold"), 1);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OK 3 entries, all invariants hold"), 0);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OK 1 entry, all invariants hold"), 0);
+    ck_assert_int_eq(bad_as(PROTO_CHECK, "OK 0 entries, all invariants hold"), 0);
+}
+END_TEST
+
 START_TEST(test_frame_multi_line)
 {
     static const char head[] = "__________________________________________________";
@@ -217,6 +254,7 @@ static Suite *client_suite(void)
     tcase_add_test(core, test_hist_buckets);
     tcase_add_test(core, test_hist_percentiles);
     tcase_add_test(core, test_frame_single_lines);
+    tcase_add_test(core, test_frame_lookalikes);
     tcase_add_test(core, test_frame_multi_line);
     tcase_add_test(core, test_replykind_outcomes);
     tcase_add_test(core, test_replykind_errors);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cliutil.h"
 #include "ctl.h"
+#include "frame.h"
 #include "expect.h"
 #include "findpid.h"
 #include "killit.h"
@@ -69,25 +70,6 @@ static long long count_of(const char *reply)
     size_t n = strspn(reply, "0123456789");
 
     return n > 0 && n <= 18 && reply[n] == '\0' ? atoll(reply) : -1;
-}
-
-/* Whether CHECK's reply is the one a sound tree gets, whole: "OK N
- * entries, all invariants hold" ("entry" for 1), not merely "OK..." */
-static int check_passed(const char *reply)
-{
-    static const char tail[] = ", all invariants hold";
-    size_t n, len = strlen(reply);
-
-    if (strncmp(reply, "OK ", 3) != 0)
-        return 0;
-    n = strspn(reply + 3, "0123456789");
-    if (n == 0 || len < sizeof(tail) - 1 ||
-        strcmp(reply + len - (sizeof(tail) - 1), tail) != 0)
-        return 0;
-    const char *word = reply + 3 + n;
-    size_t wlen = (size_t)(reply + len - (sizeof(tail) - 1) - word);
-    return (wlen == 6 && strncmp(word, " entry", 6) == 0) ||
-           (wlen == 8 && strncmp(word, " entries", 8) == 0);
 }
 
 /* COUNT before the run: is verification possible? Returns -1 when the
@@ -379,7 +361,7 @@ void ki_judge(struct killit *k)
                    (long)k->server_pid, k->end_check);
         else
             reason(k, "server died or stopped answering: %s", k->end_check);
-    } else if (!check_passed(k->end_check)) {
+    } else if (!frame_check_ok(k->end_check, strlen(k->end_check))) {
         reason(k, "tree invariant broken: CHECK said '%s'", k->end_check);
     }
     if (bad)

@@ -43,14 +43,38 @@ static int all_of(const char *s, size_t len, const char *set)
     return 1;
 }
 
-/* A PRINT/FIND line: "%-30s -- %11s %4d", so at least 50 bytes with the
- * separator and a DDD-DD-DDDD SSN in front of the age. */
+/* A PRINT/FIND line: "%-30s -- %11s %4d" of "last, first", the SSN and
+ * the age, so at least 50 bytes: the names with their ", ", then " -- ",
+ * a DDD-DD-DDDD SSN, a space and an age of 0 to 150 right-aligned in 4. */
 static int print_line_ok(const char *line, size_t len)
 {
-    if (len < 50 || !memmem(line, len, " -- ", 4))
+    size_t pad = 0;
+    int age;
+
+    if (len < 50 || !memmem(line, len - 20, ", ", 2))
         return 0;
-    const char *ssn = line + len - 4 - 1 - ENTRY_SSN_LEN;
-    return entry_ssn_ok(ssn, ENTRY_SSN_LEN);
+    const char *a = line + len - 4, *ssn = a - 1 - ENTRY_SSN_LEN;
+    while (pad < 3 && a[pad] == ' ')
+        pad++;
+    return memcmp(ssn - 4, " -- ", 4) == 0 && a[-1] == ' ' &&
+           entry_ssn_ok(ssn, ENTRY_SSN_LEN) &&
+           entry_age_parse(a + pad, 4 - pad, &age);
+}
+
+int frame_check_ok(const char *line, size_t len)
+{
+    static const char tail[] = ", all invariants hold";
+    size_t n, t = sizeof(tail) - 1;
+
+    if (len < 3 + t || memcmp(line, "OK ", 3) != 0 ||
+        memcmp(line + len - t, tail, t) != 0)
+        return 0;
+    for (n = 3; n < len - t && line[n] >= '0' && line[n] <= '9'; n++)
+        ;
+    const char *word = line + n;
+    size_t wlen = len - t - n;
+    return n > 3 && ((wlen == 6 && memcmp(word, " entry", 6) == 0) ||
+                     (wlen == 8 && memcmp(word, " entries", 8) == 0));
 }
 
 static int first_line_ok(int cmd, const char *line, size_t len)
@@ -62,10 +86,10 @@ static int first_line_ok(int cmd, const char *line, size_t len)
         return proto_line_is(line, len, PROTO_OK);
     case PROTO_FIND:
         return print_line_ok(line, len);
-    case PROTO_COUNT:
-        return len > 0 && len <= 20 && all_of(line, len, "0123456789");
+    case PROTO_COUNT:               /* 19 digits: below 2^64 */
+        return len > 0 && len <= 19 && all_of(line, len, "0123456789");
     case PROTO_CHECK:
-        return proto_line_starts(line, len, PROTO_OK);
+        return frame_check_ok(line, len);
     case PROTO_DIGEST:
         return len == 64 && all_of(line, len, "0123456789abcdef");
     case PROTO_QUIT:

@@ -43,4 +43,8 @@ int frame_line(struct framer *f, const char *line, size_t len);
 int frame_is_print_head(const char *line, size_t len);
 int frame_is_print_tail(const char *line, size_t len);
 
+/* Whether line is CHECK's reply for a sound tree, whole: "OK N entries,
+ * all invariants hold" ("entry" for 1), not anything that begins "OK". */
+int frame_check_ok(const char *line, size_t len);
+
 #endif
