@@ -88,7 +88,7 @@ enum pl_fail {
     PL_ERR_CONNECT,             /* could not connect */
     PL_ERR_RESET,               /* connection reset by the server */
     PL_ERR_CLOSED,              /* server closed before every reply came */
-    PL_ERR_HUNG,                /* no byte for hang_s with replies due */
+    PL_ERR_HUNG,                /* no whole reply for hang_s with replies due */
     PL_ERR_TIMEOUT,             /* the session ran past timeout_s */
     PL_ERR_IO,                  /* another socket error */
     PL_ERR_SOURCE,              /* reading the requests failed */
