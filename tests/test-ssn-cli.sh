@@ -329,6 +329,14 @@ start_fake() {
     return 1
 }
 
+# kill_it_against MODE: kill_it's 2 clients x 50 against a fake of MODE;
+# its output in $TEST_TMP/ki, its status in rc.
+kill_it_against() {
+    start_fake "$1"
+    timeout 30 "$BIN/kill_it" 127.0.0.1 "$FAKE_PORT" 50 2 >"$TEST_TMP/ki" 2>&1
+    rc=$?
+}
+
 if ! command -v python3 >/dev/null 2>&1; then
     ok "# SKIP python3 is not installed: no broken server to test against"
 elif ! start_fake extra; then
@@ -414,18 +422,14 @@ else
     check "... within ctl_close's 2 s, not never ($took ms)" test "$took" -lt 4000
     # kill_it against a store whose COUNT and CHECK replies only begin as
     # sound ones ("N lost?", "OKAY? NO: ..."): not verified.
-    start_fake liar
-    timeout 30 "$BIN/kill_it" 127.0.0.1 "$FAKE_PORT" 50 2 >"$TEST_TMP/ki" 2>&1
-    rc=$?
+    kill_it_against liar
     expect_match "kill_it: 'OKAY? NO' from CHECK and 'N lost?' from COUNT fail the run" \
         "$rc:$(grep -a '^FAILED' "$TEST_TMP/ki")" \
         "^1:FAILED: tree invariant broken: CHECK said 'OKAY\\? NO: red node with red child'"
     # STATS figures that no ssnserver gives (7 contended of 3, a p99 past
     # the longest wait): kill_it verifies the store and shows no lock
     # figures, ssn-bench does not read them.
-    start_fake oddstats
-    timeout 30 "$BIN/kill_it" 127.0.0.1 "$FAKE_PORT" 50 2 >"$TEST_TMP/ki" 2>&1
-    rc=$?
+    kill_it_against oddstats
     expect_match "kill_it: STATS with 7 contended of 3: verified, no lock figures" \
         "$rc:$(grep -a '^lock:' "$TEST_TMP/ki")" \
         '^0:lock: no figures \(STATS has more contended acquisitions than acquisitions: not ssnserver\?\)$'
