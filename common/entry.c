@@ -113,29 +113,28 @@ char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1])
 }
 
 /* The characters of s[0..n) as UTF-8 counts them: every byte but the
- * continuation bytes (0x80 to 0xBF). */
-static size_t utf8_chars(const char *s, size_t n)
+ * continuation bytes (0x80 to 0xBF). *high gets the bytes or'ed together. */
+static size_t utf8_chars(const char *s, size_t n, unsigned char *high)
 {
     size_t chars = 0;
 
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+        *high |= (unsigned char)s[i];
+    }
     return chars;
 }
 
 /* e's chars: its names' characters, and ENTRY_UNSHOWN when one holds a
- * byte a terminal could act on (looked for only past ASCII). */
+ * byte a terminal could act on (looked for only past ASCII: one pass over
+ * the names, on an ADD's path, and the UTF-8 test only when needed). */
 static uint8_t names_chars(const char *last, size_t last_len,
                            const char *first, size_t first_len)
 {
-    uint8_t chars = (uint8_t)(utf8_chars(last, last_len) +
-                              utf8_chars(first, first_len));
     unsigned char high = 0;
+    uint8_t chars = (uint8_t)(utf8_chars(last, last_len, &high) +
+                              utf8_chars(first, first_len, &high));
 
-    for (size_t i = 0; i < last_len; i++)
-        high |= (unsigned char)last[i];
-    for (size_t i = 0; i < first_len; i++)
-        high |= (unsigned char)first[i];
     if ((high & 0x80) && (entry_name_unsafe(last, last_len) ||
                           entry_name_unsafe(first, first_len)))
         chars |= ENTRY_UNSHOWN;
@@ -304,8 +303,9 @@ size_t entry_format_print(const struct entry *e, char *buf)
         char last[ENTRY_NAME_MAX + 1], first[ENTRY_NAME_MAX + 1];
         const char *l = entry_name_shown(entry_last(e), last);
         const char *f = entry_name_shown(entry_first(e), first);
-        return format_print(l, f, utf8_chars(l, strlen(l)) +
-                                  utf8_chars(f, strlen(f)),
+        unsigned char high = 0;
+        return format_print(l, f, utf8_chars(l, strlen(l), &high) +
+                                  utf8_chars(f, strlen(f), &high),
                             entry_ssn_text(e, ssn), entry_age(e), buf);
     }
     return format_print(entry_last(e), entry_first(e), e->chars,
@@ -314,8 +314,9 @@ size_t entry_format_print(const struct entry *e, char *buf)
 
 size_t person_format_print(const struct person *p, char *buf)
 {
-    size_t chars = utf8_chars(p->last, strlen(p->last)) +
-                   utf8_chars(p->first, strlen(p->first));
+    unsigned char high = 0;
+    size_t chars = utf8_chars(p->last, strlen(p->last), &high) +
+                   utf8_chars(p->first, strlen(p->first), &high);
 
     return format_print(p->last, p->first, chars, p->ssn, p->age, buf);
 }

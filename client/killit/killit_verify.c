@@ -5,6 +5,7 @@
  * every reason. Every question to the server is bounded by a time limit.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -64,12 +65,12 @@ static int ctl_connect(struct killit *k, struct ctl *c)
     return 0;
 }
 
-/* COUNT's reply as a number: digits only (18 at most), or -1. */
+/* COUNT's reply as a number (cli_parse_count's: digits only), or -1. */
 static long long count_of(const char *reply)
 {
-    size_t n = strspn(reply, "0123456789");
+    uint64_t n;
 
-    return n > 0 && n <= 18 && reply[n] == '\0' ? atoll(reply) : -1;
+    return cli_parse_count(reply, &n) || n > LLONG_MAX ? -1 : (long long)n;
 }
 
 /* COUNT before the run: is verification possible? Returns -1 when the
