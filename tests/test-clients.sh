@@ -5,6 +5,7 @@
 # (verified on fine and buffered with 8 clients; FAILED when the server is
 # killed or frozen mid-run; not verified on a non-empty server).
 # Servers are started on port 0 and stopped by PID (tests/lib/common.sh).
+# run-all: beside
 source "$(dirname "$0")/lib/common.sh"
 
 IG=$BIN/inputgen IC=$BIN/inclient KI=$BIN/kill_it

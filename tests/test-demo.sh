@@ -4,6 +4,7 @@
 # kill_it's lock figures per mode; no progress line off a terminal; latencies
 # with three significant digits. Servers on port 0, stopped by PID; about
 # 10 s in all.
+# run-all: beside
 source "$(dirname "$0")/lib/common.sh"
 
 KI=$BIN/kill_it

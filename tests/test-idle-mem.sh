@@ -11,6 +11,7 @@
 # 3 kB frame on the request path once made every session thread touch a
 # third page (cmd_hold.c's look-ahead, now in functions of its own); this
 # fails on such a change.
+# run-all: beside
 source "$(dirname "$0")/lib/common.sh"
 
 N=1000

@@ -4,6 +4,7 @@
 # keeps serving its other connections and one sync covers many of them
 # (group commit). With a worker that blocked in the wait, 20 clients with
 # one ADD in flight each would get one sync per ADD (a group size of 1).
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 

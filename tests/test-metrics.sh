@@ -19,6 +19,7 @@
 # and charged to its address on both ports; no credentials at all is no
 # guess.
 # SANITIZED=1 (BIN=bin/tsan): the same, the upper bounds on time looser.
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/journal.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/limits.sh"

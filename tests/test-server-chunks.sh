@@ -14,6 +14,7 @@
 # so must the telnet answers (IAC WONT, IAC DONT), in order; only where
 # the answers fall among the replies depends on how the bytes were read.
 # Both drivers are checked (CHUNK_IO chooses).
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 LONG=$(head -c 20000 /dev/zero | tr '\0' x)

@@ -23,6 +23,7 @@
 # The half-open peer freed by --tcp-keepalive is test-server-keepalive.sh
 # (a network namespace). Every server runs on 127.0.0.1 port 0 and is
 # stopped by PID (tests/lib/server.sh).
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/limits.sh"
 

@@ -20,6 +20,7 @@
 #      session threads are joined.
 # Stores are scaled down and preloaded over TCP. Every server runs on
 # 127.0.0.1 port 0 and is stopped by PID (tests/lib/server.sh).
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 SSN=123-45-6789

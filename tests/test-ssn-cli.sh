@@ -17,6 +17,7 @@
 # disagree (not shown by kill_it nor ssn-bench), a drip (kill_it --hang).
 # Every server and
 # background client is started here and stopped by PID (tests/lib/common.sh).
+# run-all: beside
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 CLI=$BIN/ssn-cli
