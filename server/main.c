@@ -132,11 +132,21 @@ static int serve_stdin(void)
         session_free(s);
         return jrc == -ENOMEM ? EXIT_JOURNAL_NOMEM : 1;
     }
-    int rc = threads_serve(s, 0);
+    int read_errno = 0;
+    int rc = threads_serve(s, 0, &read_errno);
+    /* A reader that left (EPIPE) ends the session as a client's hang-up
+     * does; any other failed write or read loses requests or replies. */
+    int send_error = s->send_error == -EPIPE ? 0 : s->send_error;
     session_free(s);
     if (rc < 0)
         fprintf(stderr, "ssnserver: %s\n", strerror(-rc));
-    return rc < 0 ? 1 : 0;
+    else if (rc == THREADS_READ_FAILED)
+        fprintf(stderr, "ssnserver: --stdin: cannot read standard input: "
+                "%s\n", strerror(read_errno));
+    else if (send_error)
+        fprintf(stderr, "ssnserver: --stdin: cannot write standard output: "
+                "%s\n", strerror(-send_error));
+    return rc < 0 || rc == THREADS_READ_FAILED || send_error ? 1 : 0;
 }
 
 /* --trace FILE or --trace-file FILE: the file named before any thread

@@ -369,6 +369,19 @@ case_stdin() {
     expect_eq "--stdin: stdout closed early: exit 0, no SIGPIPE death" \
         "${PIPESTATUS[0]}" 0
 
+    # Any other failed write or read: status 1, saying which.
+    printf 'COUNT\nCOUNT\n' | timeout 5 "$BIN/ssnserver" --stdin --quiet \
+        >/dev/full 2>"$TEST_TMP/stdin.err"
+    expect_eq "--stdin: a failed write (/dev/full) exits 1" "$?" 1
+    check "--stdin: ... saying why" grep -q \
+        "cannot write standard output: No space left on device" \
+        "$TEST_TMP/stdin.err"
+    timeout 5 "$BIN/ssnserver" --stdin --quiet </ >/dev/null \
+        2>"$TEST_TMP/stdin.err"
+    expect_eq "--stdin: a failed read (a directory) exits 1" "$?" 1
+    check "--stdin: ... saying why" grep -q \
+        "cannot read standard input: Is a directory" "$TEST_TMP/stdin.err"
+
     out=$(printf 'ADD a b 1 123-45-6789\nCOUNT' |
           timeout 5 "$BIN/ssnserver-fine" --stdin --quiet 2>/dev/null)
     rc=$?

@@ -310,7 +310,7 @@ static ssize_t read_busy(struct session *s, int fd)
     return read(fd, p, room);
 }
 
-int threads_serve(struct session *s, int rfd)
+int threads_serve(struct session *s, int rfd, int *read_errno)
 {
     int rc = session_begin(s);
     int bare = 1;                       /* the session holds no buffer */
@@ -325,8 +325,13 @@ int threads_serve(struct session *s, int rfd)
             rc = THREADS_IDLE;          /* SO_RCVTIMEO: --timeout */
             break;
         }
-        if (n <= 0)
-            break;                      /* closed, reset or shut down */
+        if (n < 0) {                    /* reset, or --stdin's error */
+            *read_errno = errno;
+            rc = THREADS_READ_FAILED;
+            break;
+        }
+        if (n == 0)
+            break;                      /* closed or shut down */
         bare = 0;
         int done = session_received(s, (size_t)n);
         if (session_flush(s) || done) {
@@ -400,7 +405,8 @@ static void *session_thread(void *arg)
                  atomic_fetch_add(&sessions_traced, 1) + 1);
         trace_thread_name(name);
     }
-    int rc = threads_serve(c->session, c->fd);
+    int read_errno = 0;
+    int rc = threads_serve(c->session, c->fd, &read_errno);
     int held = conn_settle(c);          /* before the socket closes */
     int linger = rc == THREADS_ENDED && !c->session->send_error && !held;
 

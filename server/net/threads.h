@@ -18,12 +18,14 @@ struct session *threads_session_new(struct conn *c, int quiet);
 #define THREADS_ENDED     1     /* the session ended itself: QUIT, an
                                    output limit, a failed send */
 #define THREADS_IDLE      2     /* nothing arrived for --timeout seconds */
+#define THREADS_READ_FAILED 3   /* a read failed (a reset, or --stdin's
+                                   error): its errno in *read_errno */
 
 /* Serves s from rfd until the client leaves or the session ends, between
  * the policy's session_begin and session_end. Returns 0 when the client
- * closed, THREADS_ENDED, THREADS_IDLE, or -errno when session_begin failed
- * (nothing was read then). */
-int threads_serve(struct session *s, int rfd);
+ * closed, THREADS_ENDED, THREADS_IDLE, THREADS_READ_FAILED, or -errno when
+ * session_begin failed (nothing was read then). */
+int threads_serve(struct session *s, int rfd, int *read_errno);
 
 /* Starts a thread serving the socket fd: counts and registers the
  * connection and, when the session ends, closes fd and tells the lock
