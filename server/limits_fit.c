@@ -12,14 +12,16 @@
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
 
-/* How many connections may linger after QUIT at once for m clients: an
- * eighth, 1 to SSN_LINGER_MAX. Each holds a descriptor, and with a thread
- * per connection a thread, beside the m. */
+/* How many connections may be on their way out at once for m clients
+ * (lingering after QUIT, or leaving before their Bye: conns_leaving): an
+ * eighth, SSN_LINGER_MIN to SSN_LINGER_MAX. Each holds a descriptor, and
+ * with a thread per connection a thread, beside the m. */
 static long linger_max(long m)
 {
     long n = m / 8;
 
-    return n < 1 ? 1 : n > SSN_LINGER_MAX ? SSN_LINGER_MAX : n;
+    return n < SSN_LINGER_MIN ? SSN_LINGER_MIN :
+           n > SSN_LINGER_MAX ? SSN_LINGER_MAX : n;
 }
 
 /* Raises the open-file limit as far as --max-clients (and its lingering
@@ -57,14 +59,18 @@ int limits_fit_fds(void)
                 (unsigned long)rl.rlim_cur);
         return -1;
     }
-    /* m + linger_max(m) fits: linger_max(m) <= linger_max(room). */
+    /* m + linger_max(m) fits: linger_max(m) <= linger_max(room). A room
+     * of fewer than SSN_LINGER_MIN + 1 leaves one client and the rest to
+     * those on their way out. */
     long room = (long)(rl.rlim_cur - reserved);
     long m = room - linger_max(room);
+    if (m < 1)
+        m = 1;
     log_msg(LOG_LEVEL_WARN, "--max-clients lowered from %ld to %ld: the "
             "open-file limit is %lu (raise it with ulimit -n)",
             srv.opt.max_clients, m, (unsigned long)rl.rlim_cur);
     srv.opt.max_clients = m;
-    srv.linger_max = linger_max(m);
+    srv.linger_max = room - m < linger_max(m) ? room - m : linger_max(m);
     return 0;
 }
 

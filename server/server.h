@@ -28,9 +28,11 @@
 #define SSN_DEFAULT_WRITE_TIMEOUT 60    /* --write-timeout, seconds */
 #define SSN_LINGER_MS       2000    /* after QUIT, input is drained this
                                        long at most before the close */
-#define SSN_LINGER_MAX      64      /* at most so many connections linger
-                                       at once (srv.linger_max: -m / 8,
-                                       1 to this); the others close */
+#define SSN_LINGER_MIN      4       /* srv.linger_max: -m / 8, from this */
+#define SSN_LINGER_MAX      64      /* to this: at most so many connections
+                                       linger at once (or leave before their
+                                       Bye, conns_leaving); the others
+                                       close, or stay counted */
 #define SSN_DEFAULT_LOGIN_GRACE 10  /* --login-grace, seconds */
 #define SSN_DEFAULT_KEEPALIVE  300  /* --tcp-keepalive, seconds (Redis's) */
 #define SSN_OUTPUT_TOTAL_SHARE   8  /* --max-output-total's default: this
@@ -195,6 +197,14 @@ int server_password_ok(struct digest *d, const void *secret, size_t len);
  * shutdown once the list is empty. */
 void conns_register(struct conn *c);
 void conns_unregister(struct conn *c);
+/* c's session is ending (QUIT, an output limit, a failed send): its
+ * --max-clients and --max-unauth place is free from now, before its last
+ * replies leave, so that a client that connects on reading Bye is not
+ * refused for it (conns_session_over would free it a moment later). Until
+ * its close it is one of the srv.linger_max on their way out; when that
+ * many are, nothing changes. c is registered (not --stdin's). */
+void conns_leaving(struct conn *c);
+
 /* A connection's session is over (once for it): logs it (unless the
  * server is stopping), uncounts it (its --max-clients and --max-unauth
  * place is free) and tells the lock policy, which may let the listener

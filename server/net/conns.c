@@ -69,6 +69,22 @@ static void uncount_locked(struct conn *c)
     }
 }
 
+void conns_leaving(struct conn *c)
+{
+    /* As for a drop (conns_drop_locked): until its close it is one of the
+     * srv.linger_max on their way out, so that the descriptors stay
+     * bounded; when that many are, it stays counted until its session is
+     * over. */
+    pthread_mutex_lock(&srv.conns_lock);
+    if (!c->over && !c->lingering && !c->uncounted &&
+        atomic_load(&srv.connections_lingering) < srv.linger_max) {
+        uncount_locked(c);
+        c->lingering = 1;
+        atomic_fetch_add(&srv.connections_lingering, 1);
+    }
+    pthread_mutex_unlock(&srv.conns_lock);
+}
+
 int conns_session_over(struct conn *c, int linger)
 {
     struct store *st = &srv.store;
@@ -82,7 +98,7 @@ int conns_session_over(struct conn *c, int linger)
     if (atomic_load(&c->dropped) != CONN_KEPT) {
         linger = 0;                     /* owed nothing; lingering already
                                            when its drop freed its place */
-    } else if (linger &&
+    } else if (linger && !c->lingering &&     /* conns_leaving's place */
                atomic_load(&srv.connections_lingering) < srv.linger_max) {
         atomic_fetch_add(&srv.connections_lingering, 1);
         c->lingering = 1;
@@ -155,7 +171,7 @@ void conns_drop_locked(struct conn *c, int why)
      * client with the password that may be the next to connect; until
      * its close it is one of the srv.linger_max on their way out (in the
      * descriptor limit), or counted as before when that many are. */
-    if (why != CONN_DROPPED_BUDGET && !c->over &&
+    if (why != CONN_DROPPED_BUDGET && !c->over && !c->lingering &&
         atomic_load(&srv.connections_lingering) < srv.linger_max) {
         uncount_locked(c);
         c->lingering = 1;

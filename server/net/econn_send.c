@@ -99,6 +99,8 @@ static int econn_send(void *arg, const void *data, size_t len,
 
     if (rc)
         return rc;
+    if (c->conn.session->ending)
+        conns_leaving(&c->conn);        /* before Bye leaves */
     if (may_send_now(c)) {
         ssize_t n = send_now(c->conn.fd, p, len);
         if (n < 0)

@@ -334,6 +334,9 @@ int threads_serve(struct session *s, int rfd, int *read_errno)
             break;                      /* closed or shut down */
         bare = 0;
         int done = session_received(s, (size_t)n);
+        struct conn *c = s->io_arg;
+        if (s->ending && c->is_socket)  /* not --stdin's */
+            conns_leaving(c);           /* before Bye leaves */
         if (session_flush(s) || done) {
             rc = THREADS_ENDED;
             break;
