@@ -60,11 +60,19 @@ static int after_iac(struct telnet *t, unsigned char c)
 size_t telnet_filter(struct telnet *t, char *buf, size_t len, size_t cap,
                      telnet_answer_fn answer, void *arg)
 {
-    size_t out = 0;
+    size_t out = 0, i = 0;
 
     assert(cap >= len);
 
-    for (size_t i = 0; i < len; i++) {
+    /* Most reads hold no IAC: found by memchr, not byte by byte (it was
+     * 300 instructions of a 30-byte request, callgrind). */
+    if (t->state == TN_DATA) {
+        const char *iac = memchr(buf, TELNET_IAC, len);
+        if (!iac)
+            return len;
+        i = out = (size_t)(iac - buf);
+    }
+    for (; i < len; i++) {
         unsigned char c = (unsigned char)buf[i];
 
         switch (t->state) {
