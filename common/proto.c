@@ -1,7 +1,6 @@
 /* proto.c -- tokenising and validating request lines (proto.h). */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include "proto.h"
 
 #define MAX_TOKENS 6            /* one more than the longest command needs,
@@ -12,29 +11,32 @@ struct token {
     size_t len;
 };
 
+#define W(word) word, sizeof(word) - 1
+
 static const struct {
-    const char *word;
+    const char *word;           /* upper case */
+    size_t len;
     enum proto_cmd cmd;
     int nargs;                  /* arguments required */
     int optional;               /* one more allowed (STATS RESET, TREE N,
                                    TRACE START) */
     const char *usage;
 } commands[] = {
-    { "ADD",    PROTO_ADD,    4, 0, "ADD first last age ssn" },
-    { "DELETE", PROTO_DELETE, 2, 0, "DELETE first last" },
-    { "FIND",   PROTO_FIND,   2, 0, "FIND first last" },
-    { "PRINT",  PROTO_PRINT,  0, 0, "PRINT" },
-    { "COUNT",  PROTO_COUNT,  0, 0, "COUNT" },
-    { "CHECK",  PROTO_CHECK,  0, 0, "CHECK" },
-    { "DIGEST", PROTO_DIGEST, 0, 0, "DIGEST" },
-    { "STATS",  PROTO_STATS,  0, 1, "STATS [RESET]" },
-    { "TREE",   PROTO_TREE,   0, 1, "TREE [DEPTH]" },
-    { "AUTH",   PROTO_AUTH,   1, 0, "AUTH password" },
-    { "COMPACT", PROTO_COMPACT, 0, 0, "COMPACT" },
-    { "TRACE",  PROTO_TRACE,  0, 1, "TRACE [START|STOP]" },
-    { "HELP",   PROTO_HELP,   0, 0, "HELP" },
-    { "DONE",   PROTO_QUIT,   0, 0, "DONE" },
-    { "QUIT",   PROTO_QUIT,   0, 0, "QUIT" },
+    { W("ADD"),      PROTO_ADD,     4, 0, "ADD first last age ssn" },
+    { W("DELETE"),   PROTO_DELETE,  2, 0, "DELETE first last" },
+    { W("FIND"),     PROTO_FIND,    2, 0, "FIND first last" },
+    { W("PRINT"),    PROTO_PRINT,   0, 0, "PRINT" },
+    { W("COUNT"),    PROTO_COUNT,   0, 0, "COUNT" },
+    { W("CHECK"),    PROTO_CHECK,   0, 0, "CHECK" },
+    { W("DIGEST"),   PROTO_DIGEST,  0, 0, "DIGEST" },
+    { W("STATS"),    PROTO_STATS,   0, 1, "STATS [RESET]" },
+    { W("TREE"),     PROTO_TREE,    0, 1, "TREE [DEPTH]" },
+    { W("AUTH"),     PROTO_AUTH,    1, 0, "AUTH password" },
+    { W("COMPACT"),  PROTO_COMPACT, 0, 0, "COMPACT" },
+    { W("TRACE"),    PROTO_TRACE,   0, 1, "TRACE [START|STOP]" },
+    { W("HELP"),     PROTO_HELP,    0, 0, "HELP" },
+    { W("DONE"),     PROTO_QUIT,    0, 0, "DONE" },
+    { W("QUIT"),     PROTO_QUIT,    0, 0, "QUIT" },
 };
 
 const char proto_help_text[] =
@@ -106,9 +108,25 @@ static void copy_token(char *dst, const struct token *t)
     dst[t->len] = '\0';
 }
 
+/* t is word (upper case, len bytes) in any case: ASCII letters only, as
+ * strncasecmp in the C locale, with no call. */
+static int word_eq(const struct token *t, const char *word, size_t len)
+{
+    if (t->len != len)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t->s[i];
+        if (c >= 'a' && c <= 'z')
+            c = (unsigned char)(c - ('a' - 'A'));
+        if (c != (unsigned char)word[i])
+            return 0;
+    }
+    return 1;
+}
+
 static int word_is(const struct token *t, const char *word)
 {
-    return t->len == strlen(word) && strncasecmp(t->s, word, t->len) == 0;
+    return word_eq(t, word, strlen(word));
 }
 
 /* STATS [RESET], TRACE [START|STOP] and TREE [DEPTH]: arg is the optional
@@ -156,8 +174,7 @@ enum proto_cmd proto_parse(const char *line, size_t len,
     if (n == 0)
         return req->cmd = PROTO_BLANK;
     for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-        if (tok[0].len == strlen(commands[i].word) &&
-            strncasecmp(tok[0].s, commands[i].word, tok[0].len) == 0)
+        if (word_eq(&tok[0], commands[i].word, commands[i].len))
             break;
     }
     if (i == sizeof(commands) / sizeof(commands[0]))
