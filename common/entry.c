@@ -12,25 +12,19 @@ _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
 int entry_name_check(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    unsigned char high = 0, bad = 0;
+    unsigned char high = 0;
 
     if (len == 0 || len > ENTRY_NAME_MAX)
         return 0;
-    /* Every byte looked at, with no branch in the loop: a name is short,
-     * and nearly every one is good (it halved this function's
-     * instructions, callgrind). */
     for (size_t i = 0; i < len; i++) {
-        unsigned char c = p[i];
-        bad |= (unsigned char)(c <= ' ') |      /* controls, space */
-               (unsigned char)(c == 0x7f) |     /* DEL */
-               (unsigned char)(c >= 0xfe);      /* never in UTF-8; 0xff is
-                                                   telnet's IAC, never
-                                                   echoed */
+        unsigned char c = (unsigned char)s[i];
+        if (c <= ' ' || c == 0x7f)      /* controls, space, DEL */
+            return 0;
+        if (c >= 0xfe)                  /* never in UTF-8; 0xff is telnet's
+                                           IAC and is never echoed */
+            return 0;
         high |= c;
     }
-    if (bad)
-        return 0;
     return high & 0x80 ? 2 : 1;
 }
 
