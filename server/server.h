@@ -202,7 +202,8 @@ void conns_unregister(struct conn *c);
  * replies leave, so that a client that connects on reading Bye is not
  * refused for it (conns_session_over would free it a moment later). Until
  * its close it is one of the srv.linger_max on their way out; when that
- * many are, nothing changes. c is registered (not --stdin's). */
+ * many are, or when c has not authenticated, nothing changes. c is
+ * registered (not --stdin's). */
 void conns_leaving(struct conn *c);
 
 /* A connection's session is over (once for it): logs it (unless the

@@ -514,6 +514,48 @@ case_grace() {
     stop_server "$SRV_PID"
 }
 
+# case_grace_quit: clients without the password that pipeline HELPs, then
+# QUIT, and never read (a 4 KiB receive buffer), sixteen sizes around what
+# fills the sockets so that some are left with Bye queued: each is still
+# closed by --login-grace, and none is left on its way out. Before, a QUIT
+# freed such a connection's place as if it had authenticated, and --login-
+# grace no longer applied to it: it held one of the places of those on
+# their way out until --write-timeout (60 s), two or three of the 16.
+case_grace_quit() {
+    local io=events pid i
+    start_server buffered --io "$io" --password-file "$PWFILE" \
+        --login-grace 1 -m 64 || return
+    timeout 20 python3 -c '
+import socket, sys, time
+port, socks = int(sys.argv[1]), []
+for n in range(3500, 4300, 50):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", port))
+    s.sendall(b"HELP\n" * n + b"QUIT\n")
+    socks.append(s)
+time.sleep(3.5)                 # the grace, its check and the 2 s linger
+print("ready", flush=True)
+time.sleep(15)                  # open until the shell has looked' \
+        "$SRV_PORT" >"$TEST_TMP/grace_quit" 2>&1 &
+    pid=$!
+    for ((i = 0; i < 100; i++)); do
+        grep -q ready "$TEST_TMP/grace_quit" && break
+        sleep 0.1
+    done
+    expect_eq "grace_quit $io: 16 clients pipelined HELPs and QUIT" \
+        "$(cat "$TEST_TMP/grace_quit")" ready
+    authed "$SRV_PORT"
+    stats_fd "$CONN" connections_lingering
+    expect_eq "grace_quit $io: none left on its way out (connections_lingering)" \
+        "$STAT" 0
+    stats_fd "$CONN" connections_unauth
+    expect_eq "grace_quit $io: none left unauthenticated" "$STAT" 0
+    close_conn "$CONN"
+    kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    stop_server "$SRV_PID"
+}
+
 # ---- main --------------------------------------------------------------------
 
 for io in threads events; do
@@ -530,6 +572,7 @@ done
 (( SANITIZED )) || case_budget threads 0
 (( SANITIZED )) || case_tree_budget threads 0
 (( SANITIZED )) || case_tree_budget events 0
+case_grace_quit
 case_waiters
 case_log_flood
 finish

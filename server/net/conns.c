@@ -74,9 +74,13 @@ void conns_leaving(struct conn *c)
     /* As for a drop (conns_drop_locked): until its close it is one of the
      * srv.linger_max on their way out, so that the descriptors stay
      * bounded; when that many are, it stays counted until its session is
-     * over. */
+     * over. One that has not authenticated stays counted, and under
+     * --login-grace and --max-unauth (uncounting would mark it done with
+     * them): a client without the password whose Bye cannot leave would
+     * hold a place for --write-timeout. */
     pthread_mutex_lock(&srv.conns_lock);
     if (!c->over && !c->lingering && !c->uncounted &&
+        atomic_load(&c->authed) &&
         atomic_load(&srv.connections_lingering) < srv.linger_max) {
         uncount_locked(c);
         c->lingering = 1;
