@@ -64,8 +64,8 @@ size_t telnet_filter(struct telnet *t, char *buf, size_t len, size_t cap,
 
     assert(cap >= len);
 
-    /* Most reads hold no IAC: found by memchr, not byte by byte (it was
-     * 300 instructions of a 30-byte request, callgrind). */
+    /* Most reads hold no IAC: found by memchr, not byte by byte (that
+     * was about 630 instructions of a 40-byte ADD, callgrind). */
     if (t->state == TN_DATA) {
         const char *iac = memchr(buf, TELNET_IAC, len);
         if (!iac)
