@@ -50,6 +50,27 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req->last, .first = s->req->first };
 }
 
+/* "Error: FIRST LAST" and what, as one reply, copied rather than printed
+ * (vsnprintf was about 800 instructions of an ADD refused as a duplicate,
+ * callgrind). The names are at most ENTRY_NAME_MAX bytes each. */
+static void reply_name_error(struct session *s, const char *first,
+                             const char *last, const char *what)
+{
+    char line[sizeof("Error: ") + 2 * ENTRY_NAME_MAX + 32];
+    size_t nf = strnlen(first, ENTRY_NAME_MAX);
+    size_t nl = strnlen(last, ENTRY_NAME_MAX);
+    size_t nw = strlen(what), n = sizeof("Error: ") - 1;
+
+    assert(nw < 32);
+    memcpy(line, "Error: ", n);
+    memcpy(line + n, first, nf);
+    n += nf;
+    line[n++] = ' ';
+    memcpy(line + n, last, nl);
+    n += nl;
+    memcpy(line + n, what, nw);
+    reply_put(s, line, n + nw);
+}
 
 /* ADD's one allocation: the entry, sized to its names, made from the
  * parsed request before entering the store and freed after leaving it when
@@ -80,8 +101,7 @@ static void cmd_add(struct session *s)
     }
     entry_free(e);                      /* refused: still ours */
     if (!journal_refused(s, rc))
-        reply_printf(s, "Error: %s %s already exists\n", s->req->first,
-                     s->req->last);
+        reply_name_error(s, s->req->first, s->req->last, " already exists\n");
 }
 
 /* The same with a C1 control shown as '?': apart, so that its copies are
@@ -106,7 +126,7 @@ static void reply_not_found(struct session *s)
         entry_name_unsafe(last, strlen(last)))
         reply_not_found_shown(s);
     else
-        reply_printf(s, "Error: %s %s not found\n", first, last);
+        reply_name_error(s, first, last, " not found\n");
 }
 
 static void cmd_delete(struct session *s)
