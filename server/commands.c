@@ -51,7 +51,7 @@ static struct entry_key req_key(const struct session *s)
 }
 
 /* "Error: FIRST LAST" and what, as one reply, copied rather than printed
- * (vsnprintf was about 800 instructions of an ADD refused as a duplicate,
+ * (vsnprintf cost 870 instructions more for an ADD refused as a duplicate,
  * callgrind). The names are at most ENTRY_NAME_MAX bytes each. */
 static void reply_name_error(struct session *s, const char *first,
                              const char *last, const char *what)
