@@ -125,6 +125,15 @@ static size_t utf8_chars(const char *s, size_t n, unsigned char *high)
     return chars;
 }
 
+/* The characters of two names as PRINT pads them. */
+static size_t names_shown_chars(const char *last, const char *first)
+{
+    unsigned char high = 0;
+
+    return utf8_chars(last, strlen(last), &high) +
+           utf8_chars(first, strlen(first), &high);
+}
+
 /* e's chars: its names' characters, and ENTRY_UNSHOWN when one holds a
  * byte a terminal could act on (looked for only past ASCII: one pass over
  * the names, on an ADD's path, and the UTF-8 test only when needed). */
@@ -303,9 +312,7 @@ size_t entry_format_print(const struct entry *e, char *buf)
         char last[ENTRY_NAME_MAX + 1], first[ENTRY_NAME_MAX + 1];
         const char *l = entry_name_shown(entry_last(e), last);
         const char *f = entry_name_shown(entry_first(e), first);
-        unsigned char high = 0;
-        return format_print(l, f, utf8_chars(l, strlen(l), &high) +
-                                  utf8_chars(f, strlen(f), &high),
+        return format_print(l, f, names_shown_chars(l, f),
                             entry_ssn_text(e, ssn), entry_age(e), buf);
     }
     return format_print(entry_last(e), entry_first(e), e->chars,
@@ -314,11 +321,9 @@ size_t entry_format_print(const struct entry *e, char *buf)
 
 size_t person_format_print(const struct person *p, char *buf)
 {
-    unsigned char high = 0;
-    size_t chars = utf8_chars(p->last, strlen(p->last), &high) +
-                   utf8_chars(p->first, strlen(p->first), &high);
-
-    return format_print(p->last, p->first, chars, p->ssn, p->age, buf);
+    return format_print(p->last, p->first,
+                        names_shown_chars(p->last, p->first), p->ssn, p->age,
+                        buf);
 }
 
 size_t entry_format_dump(const struct entry *e, char *buf)

@@ -69,23 +69,30 @@ static void uncount_locked(struct conn *c)
     }
 }
 
-void conns_leaving(struct conn *c)
+/* c becomes one of the srv.linger_max on their way out (lingering after
+ * QUIT, leaving before its Bye, or dropped before AUTH), each holding a
+ * descriptor until its close, and no longer counted against -m: once, and
+ * only while fewer than that many are. 1 when it is one; conns_lock held. */
+static int way_out_locked(struct conn *c)
 {
-    /* As for a drop (conns_drop_locked): until its close it is one of the
-     * srv.linger_max on their way out, so that the descriptors stay
-     * bounded; when that many are, it stays counted until its session is
-     * over. One that has not authenticated stays counted, and under
-     * --login-grace and --max-unauth (uncounting would mark it done with
-     * them): a client without the password whose Bye cannot leave would
-     * hold a place for --write-timeout. */
-    pthread_mutex_lock(&srv.conns_lock);
-    if (!c->over && !c->lingering && !c->uncounted &&
-        atomic_load(&c->authed) &&
+    if (!c->lingering &&
         atomic_load(&srv.connections_lingering) < srv.linger_max) {
         uncount_locked(c);
         c->lingering = 1;
         atomic_fetch_add(&srv.connections_lingering, 1);
     }
+    return c->lingering;
+}
+
+void conns_leaving(struct conn *c)
+{
+    /* One that has not authenticated stays counted, and under
+     * --login-grace and --max-unauth (uncounting would mark it done with
+     * them): a client without the password whose Bye cannot leave would
+     * hold a place for --write-timeout. */
+    pthread_mutex_lock(&srv.conns_lock);
+    if (!c->over && !c->uncounted && atomic_load(&c->authed))
+        way_out_locked(c);
     pthread_mutex_unlock(&srv.conns_lock);
 }
 
@@ -102,12 +109,9 @@ int conns_session_over(struct conn *c, int linger)
     if (atomic_load(&c->dropped) != CONN_KEPT) {
         linger = 0;                     /* owed nothing; lingering already
                                            when its drop freed its place */
-    } else if (linger && !c->lingering &&     /* conns_leaving's place */
-               atomic_load(&srv.connections_lingering) < srv.linger_max) {
-        atomic_fetch_add(&srv.connections_lingering, 1);
-        c->lingering = 1;
+    } else if (linger) {
+        linger = way_out_locked(c);     /* or conns_leaving's place */
     }
-    linger = linger && c->lingering;
     pthread_mutex_unlock(&srv.conns_lock);
     if (st->policy->dismiss(st) == LOCK_ADMIT_MORE)
         listener_resume();
@@ -175,12 +179,8 @@ void conns_drop_locked(struct conn *c, int why)
      * client with the password that may be the next to connect; until
      * its close it is one of the srv.linger_max on their way out (in the
      * descriptor limit), or counted as before when that many are. */
-    if (why != CONN_DROPPED_BUDGET && !c->over && !c->lingering &&
-        atomic_load(&srv.connections_lingering) < srv.linger_max) {
-        uncount_locked(c);
-        c->lingering = 1;
-        atomic_fetch_add(&srv.connections_lingering, 1);
-    }
+    if (why != CONN_DROPPED_BUDGET && !c->over)
+        way_out_locked(c);
     shutdown(c->fd, SHUT_RDWR);     /* a blocked read or write returns, a
                                        thread's AUTH delay ends (POLLHUP) */
     if (c->wake)                    /* an event loop's AUTH delay ends */

@@ -176,6 +176,8 @@ static int conn_send(void *arg, const void *data, size_t len,
      * rounds again. */
     int holding = c->reply && journal_reply_held(c->reply);
 
+    if (c->is_socket && c->session->ending)     /* not --stdin's */
+        conns_leaving(c);                       /* before Bye leaves */
     /* No round under way: this thread leads one (its own write and
      * sync), and replies with nothing held. Else the reply is held. */
     if (durable && !holding && c->is_socket) {
@@ -334,9 +336,6 @@ int threads_serve(struct session *s, int rfd, int *read_errno)
             break;                      /* closed or shut down */
         bare = 0;
         int done = session_received(s, (size_t)n);
-        struct conn *c = s->io_arg;
-        if (s->ending && c->is_socket)  /* not --stdin's */
-            conns_leaving(c);           /* before Bye leaves */
         if (session_flush(s) || done) {
             rc = THREADS_ENDED;
             break;
