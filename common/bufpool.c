@@ -1,6 +1,6 @@
 /* bufpool.c -- a bounded free list of equal-sized buffers (bufpool.h). */
 #include <stdlib.h>
-#include <openssl/crypto.h>
+#include <string.h>
 #include "bufpool.h"
 
 void bufpool_init(struct bufpool *p, size_t size, int max)
@@ -46,7 +46,7 @@ void bufpool_put(struct bufpool *p, void *buf, size_t size, size_t dirty)
 {
     if (!buf)
         return;
-    OPENSSL_cleanse(buf, dirty < size ? dirty : size);
+    explicit_bzero(buf, dirty < size ? dirty : size);
     if (!bufpool_keep(p, buf, size))
         free(buf);
 }

@@ -3,7 +3,6 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "entry.h"
 #include "utf8.h"
 
@@ -187,7 +186,7 @@ void entry_free(struct entry *e)
 {
     if (!e)
         return;
-    OPENSSL_cleanse(&e->ssn, sizeof(e->ssn));
+    explicit_bzero(&e->ssn, sizeof(e->ssn));
     free(e);
 }
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "outbuf.h"
 
 int ob_init(struct outbuf *ob, size_t initial_cap)
@@ -26,7 +25,7 @@ int ob_init(struct outbuf *ob, size_t initial_cap)
 void ob_destroy(struct outbuf *ob)
 {
     if (ob->buf)
-        OPENSSL_cleanse(ob->buf, ob->dirty);
+        explicit_bzero(ob->buf, ob->dirty);
     free(ob->buf);
     ob->buf = NULL;
     ob->len = ob->cap = ob->dirty = 0;
@@ -69,7 +68,7 @@ char *ob_move_wiped(char *old, size_t len, size_t dirty, size_t cap)
         return NULL;
     if (old) {
         memcpy(p, old, len);
-        OPENSSL_cleanse(old, dirty);
+        explicit_bzero(old, dirty);
         free(old);
     }
     return p;
@@ -144,7 +143,7 @@ int ob_vprintf(struct outbuf *ob, const char *fmt, va_list ap)
                       again);
         if (aside) {
             memcpy(ob->buf + ob->len, aside, (size_t)n);
-            OPENSSL_cleanse(aside, (size_t)n + 1);
+            explicit_bzero(aside, (size_t)n + 1);
             free(aside);
         }
         if (rc == 0)

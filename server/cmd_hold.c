@@ -5,9 +5,10 @@
  * one pass of its loop (cmd_round_begin), so that one request in flight on
  * each of many connections is answered as a pipeline is. Either way a
  * hold begins by asking the cache for the lines its next requests will
- * touch (store_prefetch.c) and covers at most batch_max + 1 requests, and
- * the session ends it (cmd_batch_end) before any request or send that is
- * not a batch's.
+ * touch (store_prefetch.c; in a round, the sessions then take their
+ * lines' parses from that look-ahead, cmd_kept_take) and covers at most
+ * batch_max + 1 requests, and the session ends it (cmd_batch_end) before
+ * any request or send that is not a batch's.
  *
  * Everything here is the calling thread's: a batch begins and ends within
  * one session_received_slice, a round within one callback of a worker.
@@ -40,6 +41,7 @@ static __thread struct {
     int held;                   /* the store lock is held for the round */
     int left;                   /* requests the hold may still cover */
     struct store *store;
+    struct store_kept *kept;    /* the hold's look-ahead's parses */
 } round;
 
 struct entry *cmd_take_entry(const struct person *p,
@@ -63,6 +65,30 @@ static void free_ahead(void)
     while (ahead.next < ahead.n)
         entry_free(ahead.e[ahead.next++]);
     ahead.n = ahead.next = 0;
+    if (round.kept && round.kept->n)
+        store_kept_wipe(round.kept);
+}
+
+int cmd_kept_take(const char *line, size_t len, struct proto_req *req,
+                  struct person *p)
+{
+    struct store_kept *kept = round.kept;
+
+    if (!kept)
+        return 0;
+    /* In input order; a line the session did not run as a request (too
+     * long) is passed over. */
+    for (int i = kept->next; i < kept->n; i++) {
+        struct store_kept_line *l = &kept->l[i];
+        if (l->len != len || memcmp(l->line, line, len) != 0)
+            continue;
+        *p = l->who;
+        req->cmd = (enum proto_cmd)l->cmd;
+        while (kept->next <= i)         /* this one and those passed over */
+            store_kept_wipe_line(&kept->l[kept->next++]);
+        return 1;
+    }
+    return 0;
 }
 
 /* Whole lines buffered in in, what a look-ahead would parse: whether
@@ -89,6 +115,10 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
     const struct linereader *in = &s->in;
 
     store_prefetch_clear(pf);
+    if (round.kept) {
+        store_kept_wipe(round.kept);
+        pf->kept = round.kept;
+    }
     if (lr_pending(in))
         store_prefetch_parse_more(s->store, pf, in->buf + in->start,
                                   in->end - in->start, s->batch_max);
@@ -245,12 +275,15 @@ int cmd_batchable(enum proto_cmd cmd)
            cmd == PROTO_COUNT;
 }
 
-void cmd_round_begin(struct session *const *s, int n)
+void cmd_round_begin(struct session *const *s, int n,
+                     struct store_kept *kept)
 {
     assert(!round.n && !round.held && n > 0);
     round.s = s;
     round.n = n;
     round.at = 0;
+    round.kept = kept;
+    kept->n = kept->next = 0;
 }
 
 void cmd_round_at(int i)
@@ -281,4 +314,5 @@ void cmd_round_end(void)
         round_release();
     round.n = 0;
     round.s = NULL;
+    round.kept = NULL;
 }

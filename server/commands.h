@@ -30,10 +30,18 @@ void cmd_slice_end(struct session *s);
  * does; nothing is sent while a hold is on (cmd_round_holding), and
  * cmd_round_end ends the last. Only with batch_max > 0 (--batch 2 or
  * more); a round's sessions are the caller's thread's. */
-void cmd_round_begin(struct session *const *s, int n);
+void cmd_round_begin(struct session *const *s, int n,
+                     struct store_kept *kept);
 void cmd_round_at(int i);
 int cmd_round_holding(void);    /* 1 while a hold of the round is on */
 void cmd_round_end(void);
+
+/* A line of a round's session that the hold's look-ahead parsed already
+ * (kept, the caller's for the round, cmd_round_begin): its bytes are
+ * line's (len bytes), so req->cmd and *p are what proto_parse would make
+ * of it, and 1 is returned; else 0 (parse it). The kept copy is wiped. */
+int cmd_kept_take(const char *line, size_t len, struct proto_req *req,
+                  struct person *p);
 
 /* ADD's entry for p: the one a hold made ahead when it is p's, with where
  * its walk ended into *hint; else a new one (NULL: no memory). */

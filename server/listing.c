@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "listing.h"
 #include "outbuf.h"
 #include "store.h"
@@ -112,7 +111,7 @@ void listing_put(struct listing *l)
     if (!l || atomic_fetch_sub(&l->refs, 1) != 1)
         return;
     if (l->data) {
-        OPENSSL_cleanse(l->data, l->len);
+        explicit_bzero(l->data, l->len);
         free(l->data);
     }
     free(l);

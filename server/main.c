@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 #include <event2/event.h>
 #include <event2/thread.h>
-#include <openssl/crypto.h>
 #include "digest.h"
 #include "journal/journal.h"
 #include "net/listener.h"
@@ -215,7 +214,7 @@ static int load_password(void)
             rc = 0;
         digest_free(d);
     }
-    OPENSSL_cleanse(line, sizeof(line));
+    explicit_bzero(line, sizeof(line));
     fclose(f);
     if (rc && !said)
         fprintf(stderr, "ssnserver: --password-file: %s has no password on "

@@ -2,6 +2,7 @@
  * (the uptime, the scheduling policy's name, the password check AUTH and
  * /metrics share). Kept out of main.c so the unit tests can link every
  * server object but main(). */
+#include <string.h>
 #include <openssl/crypto.h>
 #include "server.h"
 
@@ -31,6 +32,6 @@ int server_password_ok(struct digest *d, const void *secret, size_t len)
     int ok = srv.auth_required && digest_hex(d, secret, len, hex) == 0 &&
              CRYPTO_memcmp(hex, srv.password_hex, DIGEST_HEX_LEN) == 0;
 
-    OPENSSL_cleanse(hex, sizeof(hex));
+    explicit_bzero(hex, sizeof(hex));
     return ok;
 }

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <openssl/crypto.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -269,7 +268,7 @@ static _Thread_local struct person req_space;
 
 void session_wipe_thread(void)
 {
-    OPENSSL_cleanse(&req_space, sizeof(req_space));
+    explicit_bzero(&req_space, sizeof(req_space));
 }
 
 /* Ends the reply of a request that ran. */
@@ -287,7 +286,10 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     enum proto_cmd cmd;
 
     s->req = &req_space;
-    cmd = proto_parse(line, len, &req, s->req);
+    if (cmd_kept_take(line, len, &req, s->req))
+        cmd = req.cmd;          /* the round's look-ahead parsed it */
+    else
+        cmd = proto_parse(line, len, &req, s->req);
 
     if (cmd == PROTO_BLANK) {
         s->req = NULL;
@@ -430,9 +432,10 @@ void session_round(struct session *const *s, int n, uint64_t budget_ns,
                    void (*done)(int i, int more, void *arg), void *arg)
 {
     int more[SESSION_ROUND_MAX], sent = 0;
+    struct store_kept kept;     /* on the event worker's stack */
 
     assert(n > 0 && n <= SESSION_ROUND_MAX);
-    cmd_round_begin(s, n);
+    cmd_round_begin(s, n, &kept);
     for (int i = 0; i < n; i++) {
         cmd_round_at(i);
         session_received_slice(s[i], 0, budget_ns, &more[i]);

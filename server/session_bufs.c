@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include <openssl/crypto.h>
+#include <string.h>
 #include "session.h"
 
 /* A shared pool's lists are taken once for both buffers, and held for
@@ -89,9 +89,9 @@ int session_release(struct session *s)
     if (!in && !out)
         return 1;                       /* given back already */
     if (in)
-        OPENSSL_cleanse(in, in_dirty < LR_BUF_SIZE ? in_dirty : LR_BUF_SIZE);
+        explicit_bzero(in, in_dirty < LR_BUF_SIZE ? in_dirty : LR_BUF_SIZE);
     if (out)
-        OPENSSL_cleanse(out, out_dirty < cap ? out_dirty : cap);
+        explicit_bzero(out, out_dirty < cap ? out_dirty : cap);
     pool_lock(p);
     if (p && in)
         keep_in = bufpool_keep(&p->line, in, LR_BUF_SIZE);

@@ -4,7 +4,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "lockmode.h"
 #include "server.h"
 #include "session.h"

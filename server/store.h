@@ -300,9 +300,30 @@ struct store_prefetch_key {
     struct store_slot_hint slot;    /* an ADD walked to its empty place:
                                        parent set (else NULL) */
 };
+/* A line the look-ahead parsed, kept for the session that will run it
+ * (cmd_hold.c, cmd_kept_take): the bytes it was, to be matched with the
+ * line the session takes, and what proto_parse made of them (with an
+ * ADD's SSN: wiped once taken or given up, store_kept_wipe). */
+#define STORE_KEPT_LINE_MAX 160
+struct store_kept_line {
+    int cmd;                    /* enum proto_cmd: ADD, FIND or DELETE */
+    unsigned len;
+    struct person who;
+    char line[STORE_KEPT_LINE_MAX];
+};
+struct store_kept {
+    int n, next;                /* lines kept; the first not taken yet */
+    struct store_kept_line l[STORE_PREFETCH_MAX];
+};
+/* Wipes what kept holds and empties it; one line only, once taken. */
+void store_kept_wipe(struct store_kept *kept);
+void store_kept_wipe_line(struct store_kept_line *l);
+
 struct store_prefetch {
     int n, nwalk;               /* keys, and of them the ADDs (first) */
     int nmade;                  /* entries made ahead, in made[] */
+    struct store_kept *kept;    /* where the lines' parses are kept (NULL:
+                                   nowhere) */
     struct store_prefetch_key k[STORE_PREFETCH_MAX];
     struct entry *made[STORE_PREFETCH_MAX];
 };
@@ -312,6 +333,7 @@ int store_prefetch_parse(const struct store *st, struct store_prefetch *pf,
 static inline void store_prefetch_clear(struct store_prefetch *pf)
 {
     pf->n = pf->nwalk = pf->nmade = 0;
+    pf->kept = NULL;
 }
 /* The same for more input after what pf holds (another session's, in the
  * order the requests will run): appends while there is room. */

@@ -10,6 +10,12 @@
  * walking (it will be refused). The requests then run as before and find
  * their lines in the cache.
  *
+ * Where the caller gives room (pf->kept: an event worker's round, on its
+ * stack), each line's parse is kept with a copy of its bytes, and the
+ * session that runs a line of the same bytes takes it instead of parsing
+ * again (cmd_kept_take): a second parse was an eighth of an insert's
+ * instructions.
+ *
  * Only a hint: it reads the tree and the index and changes nothing; a
  * line the session would refuse (proto_parse) is skipped. The input is
  * parsed and hashed before the lock is taken; only the walks and the
@@ -17,10 +23,39 @@
  * may be changing under it (no hash index there).
  */
 #include <string.h>
-#include <openssl/crypto.h>
 #include "lockmode.h"
 #include "proto.h"
 #include "store.h"
+
+/* The parse of line (len bytes), kept for the session that will run it
+ * when there is room: it need not parse it again (cmd_kept_take). */
+static void keep_line(struct store_kept *kept, const char *line, size_t len,
+                      int cmd, const struct person *who)
+{
+    if (!kept || kept->n == STORE_PREFETCH_MAX ||
+        len > sizeof(kept->l[0].line))
+        return;
+    struct store_kept_line *l = &kept->l[kept->n++];
+    l->cmd = cmd;
+    l->len = (unsigned)len;
+    memcpy(l->line, line, len);
+    l->who = *who;
+}
+
+void store_kept_wipe_line(struct store_kept_line *l)
+{
+    explicit_bzero(l->line, l->len);
+    if (l->cmd == PROTO_ADD)            /* the only one with an SSN */
+        explicit_bzero(l->who.ssn, sizeof(l->who.ssn));
+    l->len = 0;
+}
+
+void store_kept_wipe(struct store_kept *kept)
+{
+    for (int i = kept->next; i < kept->n; i++)   /* those before: taken */
+        store_kept_wipe_line(&kept->l[i]);
+    kept->n = kept->next = 0;
+}
 
 /* A whole line [p, end), without its '\n': an ADD, FIND or DELETE as the
  * session will parse it (proto_parse), its names into k. Returns 1 with
@@ -53,7 +88,8 @@ static int parse_line(const char *p, const char *end,
     if (*walk && pf->nmade < make &&
         (pf->made[pf->nmade] = entry_from_person(&who)) != NULL)
         pf->nmade++;
-    OPENSSL_cleanse(who.ssn, sizeof(who.ssn));
+    keep_line(pf->kept, p, len, req.cmd, &who);
+    explicit_bzero(who.ssn, sizeof(who.ssn));
     return 1;
 }
 

@@ -231,6 +231,90 @@ START_TEST(test_round_off_with_batch_one)
 }
 END_TEST
 
+/* Twenty sessions FIND people whose lines are alike but for the digits:
+ * each gets its own person's SSN, the one its own line names, whether
+ * the round's look-ahead parsed the line or the session did. */
+START_TEST(test_round_each_gets_its_own_answer)
+{
+    char line[64];
+
+    start(31);
+    arrive_adds(20);
+    ck_assert_uint_eq(run_round(20), 1);
+    for (int i = 0; i < 20; i++) {
+        snprintf(line, sizeof(line), "FIND f%d l%d\r\n", 19 - i, 19 - i);
+        arrive(i, line);
+    }
+    ck_assert_uint_eq(run_round(20), 1);
+    for (int i = 0; i < 20; i++) {
+        snprintf(line, sizeof(line), "123-45-%04d", 19 - i);
+        ck_assert_msg(strstr(sinks[i].buf, line), "session %d: %s", i,
+                      sinks[i].buf);
+    }
+    stop();
+}
+END_TEST
+
+static int zeros(const void *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (((const unsigned char *)p)[i])
+            return 0;
+    return 1;
+}
+
+/* A line the look-ahead parsed is taken by its bytes, not by where they
+ * were: a line of the same length that differs is parsed anew. What was
+ * kept (an ADD's SSN among it) is wiped once taken, passed over or given
+ * up. */
+START_TEST(test_kept_taken_by_bytes_and_wiped)
+{
+    static const char in[] =
+        "ADD Ann Lee 30 123-45-6789\nTOOLONG\nFIND Bob Day\n"
+        "FIND Cid Fox\n";
+    struct store_kept kept;
+    struct store_prefetch pf;
+    struct proto_req req;
+    struct person p;
+
+    memset(&kept, 0, sizeof(kept));
+    start(31);
+    cmd_round_begin(ss, 1, &kept);
+    store_prefetch_clear(&pf);
+    pf.kept = &kept;
+    ck_assert_int_eq(store_prefetch_parse_more(&st, &pf, in, sizeof(in) - 1,
+                                               0), 3);
+    ck_assert_int_eq(kept.n, 3);        /* TOOLONG is not a lookup */
+    ck_assert(!cmd_kept_take("FIND Bob Dax", 12, &req, &p));
+    ck_assert(cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p));
+    ck_assert_int_eq(req.cmd, PROTO_ADD);
+    ck_assert_str_eq(p.first, "Ann");
+    ck_assert_str_eq(p.last, "Lee");
+    ck_assert_int_eq(p.age, 30);
+    ck_assert_str_eq(p.ssn, "123-45-6789");
+    ck_assert(zeros(kept.l[0].line, sizeof(kept.l[0].line)));
+    ck_assert(zeros(kept.l[0].who.ssn, sizeof(kept.l[0].who.ssn)));
+    ck_assert(!cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p));
+    /* Bob's line is passed over (as one too long would be): wiped. */
+    ck_assert(cmd_kept_take("FIND Cid Fox", 12, &req, &p));
+    ck_assert_int_eq(req.cmd, PROTO_FIND);
+    ck_assert_str_eq(p.first, "Cid");
+    ck_assert(zeros(kept.l[1].line, sizeof(kept.l[1].line)));
+    ck_assert_int_eq(kept.next, 3);
+    /* Given up: what no session took is wiped when the round ends. */
+    store_prefetch_clear(&pf);
+    pf.kept = &kept;
+    ck_assert_int_eq(store_prefetch_parse_more(&st, &pf, in, 27, 0), 1);
+    store_kept_wipe(&kept);
+    ck_assert_int_eq(kept.n, 0);
+    ck_assert(zeros(kept.l[0].line, sizeof(kept.l[0].line)));
+    ck_assert(zeros(kept.l[0].who.ssn, sizeof(kept.l[0].who.ssn)));
+    cmd_round_end();
+    ck_assert(!cmd_kept_take("FIND Cid Fox", 12, &req, &p));   /* no round */
+    stop();
+}
+END_TEST
+
 static Suite *cmd_round_suite(void)
 {
     Suite *s = suite_create("cmd_round");
@@ -240,6 +324,8 @@ static Suite *cmd_round_suite(void)
     tcase_add_test(core, test_round_hold_is_bounded);
     tcase_add_test(core, test_round_releases_for_other_requests);
     tcase_add_test(core, test_round_off_with_batch_one);
+    tcase_add_test(core, test_round_each_gets_its_own_answer);
+    tcase_add_test(core, test_kept_taken_by_bytes_and_wiped);
     suite_add_tcase(s, core);
     return s;
 }

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <openssl/crypto.h>
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_rec.h"
@@ -98,7 +97,7 @@ static uint64_t append_alocked(struct journal *j,
         memcpy(copy, rec, n);
         jrec_reframe(copy, 0);
         journal_compact_note_locked(j, copy, n, m->op, live);
-        OPENSSL_cleanse(copy, n);
+        explicit_bzero(copy, n);
     } else {
         journal_compact_note_locked(j, rec, n, m->op, live);
     }

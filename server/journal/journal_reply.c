@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <openssl/crypto.h>
 #include "journal.h"
 #include "journal_int.h"
 #include "journal_seams.h"
@@ -28,7 +27,7 @@ void journal_reply_init(struct journal_reply *r, int fd)
 void journal_reply_destroy(struct journal_reply *r)
 {
     pthread_cond_destroy(&r->done);
-    OPENSSL_cleanse(r->data, sizeof(r->data));
+    explicit_bzero(r->data, sizeof(r->data));
 }
 
 static void link_locked(struct journal *j, struct journal_reply *r)

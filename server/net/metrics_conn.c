@@ -31,7 +31,6 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/listener.h>
-#include <openssl/crypto.h>
 #include "listener.h"
 #include "log.h"
 #include "log_source.h"
@@ -187,7 +186,7 @@ void metrics_wipe_drain(struct evbuffer *in)
         int n = evbuffer_peek(in, (ev_ssize_t)left, NULL, v, 8);
         size_t len = 0;
         for (int i = 0; i < n && i < 8; i++) {
-            OPENSSL_cleanse(v[i].iov_base, v[i].iov_len);
+            explicit_bzero(v[i].iov_base, v[i].iov_len);
             len += v[i].iov_len;
         }
         if (len == 0 || evbuffer_drain(in, len) != 0)
@@ -218,7 +217,7 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
          * answer it holds back leaves before its time. */
         bufferevent_disable(mc->bev, EV_WRITE);
         wait = handler(&rq, out);
-        OPENSSL_cleanse(head, copied);  /* its Authorization, rq's */
+        explicit_bzero(head, copied);  /* its Authorization, rq's */
         if (wait && hold(mc, wait)) {
             conn_free(mc);
             return;
@@ -226,7 +225,7 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
         if (!wait)
             bufferevent_enable(mc->bev, EV_WRITE);
     } else {
-        OPENSSL_cleanse(head, copied);
+        explicit_bzero(head, copied);
         metrics_conn_answer(out, 0, code, reason_of(code),
                             "text/plain; charset=utf-8",
                             code == 405 ? "Allow: GET, HEAD\r\n" : NULL, NULL,

@@ -38,7 +38,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <event2/buffer.h>
 #include <event2/event.h>
@@ -281,7 +280,7 @@ static int password_in(const char *h)
             ;
     }
     ok = len >= 0 && server_password_ok(auth_digest, secret, (size_t)len);
-    OPENSSL_cleanse(buf, sizeof(buf));
+    explicit_bzero(buf, sizeof(buf));
     return ok;
 }
 

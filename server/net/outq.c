@@ -4,7 +4,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
-#include <openssl/crypto.h>
 #include "budget.h"
 #include "bufpool.h"
 #include "listing.h"
@@ -50,7 +49,7 @@ static void seg_free(struct outq *q, struct outq_seg *g)
         bufpool_put(pool, g, OUTQ_SEG_SMALL, sizeof(*g) + g->len);
         return;
     }
-    OPENSSL_cleanse(g->data, g->len);
+    explicit_bzero(g->data, g->len);
     free(g);
 }
 
