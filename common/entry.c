@@ -1,6 +1,7 @@
 /* entry.c -- validation, construction, ordering and formatting of one
  * person (entry.h). */
 #include <assert.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "entry.h"
@@ -9,22 +10,57 @@
 _Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
 _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
+/* Eight bytes at a time (the words of a name, then its last 8 bytes, or
+ * a short name padded with 'a'): a name is checked and measured once per ADD, twice with the
+ * event driver's look-ahead, and a byte at a time took 7 to 10
+ * instructions a byte. Each test below is exact for a byte's presence
+ * (the "has less than n" test of the bit-twiddling literature, n <= 128,
+ * and its complement for the top). */
+#define ONES  0x0101010101010101ull
+#define HIGHS 0x8080808080808080ull
+
+static uint64_t load_word(const char *s, size_t n)     /* n <= 8 */
+{
+    uint64_t w = ONES * 'a';
+
+    memcpy(&w, s, n);
+    return w;
+}
+
+static inline uint64_t byte_below(uint64_t w, unsigned n)   /* n <= 128 */
+{
+    return (w - ONES * n) & ~w & HIGHS;
+}
+
+/* A byte no name may hold: a control or space (<= 0x20), DEL, or 0xfe and
+ * 0xff, never in UTF-8 (0xff is telnet's IAC and is never echoed). */
+static inline uint64_t word_refused(uint64_t w)
+{
+    return byte_below(w, 0x21) | byte_below(w ^ (ONES * 0x7f), 1) |
+           byte_below(~w, 2);
+}
+
 int entry_name_check(const char *s, size_t len)
 {
-    unsigned char high = 0;
+    uint64_t bad = 0, high = 0;
+    size_t i = 0;
 
     if (len == 0 || len > ENTRY_NAME_MAX)
         return 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c <= ' ' || c == 0x7f)      /* controls, space, DEL */
-            return 0;
-        if (c >= 0xfe)                  /* never in UTF-8; 0xff is telnet's
-                                           IAC and is never echoed */
-            return 0;
-        high |= c;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w = load_word(s + i, 8);
+        bad |= word_refused(w);
+        high |= w;
     }
-    return high & 0x80 ? 2 : 1;
+    if (i < len) {      /* the tail: the last 8 bytes again, or padded */
+        uint64_t w = len >= 8 ? load_word(s + len - 8, 8)
+                              : load_word(s, len);
+        bad |= word_refused(w);
+        high |= w;
+    }
+    if (bad)
+        return 0;
+    return high & HIGHS ? 2 : 1;
 }
 
 int entry_name_ok(const char *s, size_t len)
@@ -115,9 +151,15 @@ char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1])
  * continuation bytes (0x80 to 0xBF). *high gets the bytes or'ed together. */
 static size_t utf8_chars(const char *s, size_t n, unsigned char *high)
 {
-    size_t chars = 0;
+    size_t chars = 0, i = 0;
 
-    for (size_t i = 0; i < n; i++) {
+    for (; i + 8 <= n; i += 8) {    /* ASCII words: 8 characters */
+        uint64_t w = load_word(s + i, 8);
+        if (w & HIGHS)
+            break;
+        chars += 8;
+    }
+    for (; i < n; i++) {
         chars += ((unsigned char)s[i] & 0xC0) != 0x80;
         *high |= (unsigned char)s[i];
     }

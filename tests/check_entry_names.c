@@ -122,6 +122,61 @@ START_TEST(test_entry_name_check_ascii_or_not)
 }
 END_TEST
 
+/* What entry_name_check says of one byte, a byte at a time. */
+static int byte_says(unsigned char c)
+{
+    if (c <= ' ' || c == 0x7f || c >= 0xfe)
+        return 0;
+    return c & 0x80 ? 2 : 1;
+}
+
+/* entry_name_check reads eight bytes at a time, then the tail: every byte
+ * value at every place of every length says what it says alone. */
+START_TEST(test_entry_name_check_every_byte_everywhere)
+{
+    char name[ENTRY_NAME_MAX + 8];
+
+    for (size_t len = 1; len <= ENTRY_NAME_MAX; len++) {
+        for (size_t at = 0; at < len; at++) {
+            memset(name, 'a', sizeof(name));
+            name[len] = ' ';                /* past the end: not read */
+            for (int c = 0; c < 256; c++) {
+                name[at] = (char)c;
+                ck_assert_msg(entry_name_check(name, len) == byte_says(c),
+                              "len %zu, byte 0x%02x at %zu", len, c, at);
+            }
+        }
+    }
+}
+END_TEST
+
+/* An entry's chars: the characters of its names (UTF-8 continuation
+ * bytes not counted), whatever the length and wherever a multi-byte
+ * character falls among the words counted whole. */
+START_TEST(test_entry_chars_counts_characters)
+{
+    char last[ENTRY_NAME_MAX + 1];
+
+    for (size_t len = 2; len <= ENTRY_NAME_MAX; len++) {
+        for (size_t at = 0; at + 2 <= len; at++) {
+            memset(last, 'a', len);
+            last[at] = (char)0xc3;          /* U+00E9, two bytes */
+            last[at + 1] = (char)0xa9;
+            struct entry *e = entry_new(last, len, "b", 1, 123456789, 30);
+            ck_assert_ptr_nonnull(e);
+            ck_assert_msg((e->chars & ~ENTRY_UNSHOWN) == len - 1 + 1,
+                          "len %zu, at %zu: %u", len, at, e->chars);
+            ck_assert(!entry_unshown(e));
+            entry_free(e);
+        }
+        memset(last, 'a', len);
+        struct entry *e = entry_new(last, len, "bc", 2, 123456789, 30);
+        ck_assert_int_eq(e->chars, len + 2);
+        entry_free(e);
+    }
+}
+END_TEST
+
 static Suite *entry_names_suite(void)
 {
     Suite *s = suite_create("entry_names");
@@ -136,6 +191,8 @@ static Suite *entry_names_suite(void)
     tcase_add_test(limits, test_entry_name_uses_len_not_nul);
     tcase_add_test(errors, test_entry_name_rejects_space_and_controls);
     tcase_add_test(errors, test_entry_name_check_ascii_or_not);
+    tcase_add_test(errors, test_entry_name_check_every_byte_everywhere);
+    tcase_add_test(core, test_entry_chars_counts_characters);
     suite_add_tcase(s, core);
     suite_add_tcase(s, errors);
     suite_add_tcase(s, limits);
