@@ -29,7 +29,8 @@ void cmd_slice_end(struct session *s);
  * requests and asking the cache for the next sessions' lines as a batch
  * does; nothing is sent while a hold is on (cmd_round_holding), and
  * cmd_round_end ends the last. Only with batch_max > 0 (--batch 2 or
- * more); a round's sessions are the caller's thread's. */
+ * more); a round's sessions are the caller's thread's, and so is kept,
+ * where the holds' look-aheads keep their parses until the round ends. */
 void cmd_round_begin(struct session *const *s, int n,
                      struct store_kept *kept);
 void cmd_round_at(int i);
