@@ -132,17 +132,33 @@ uint32_t entry_ssn_pack(const char *text)
     return v;
 }
 
+/* "00" to "99": an SSN is written two digits at a time (each FIND's reply
+ * and PRINT's lines), a digit at a time took 158 instructions. */
+static const char two_digits[201] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static void put2(char *at, uint32_t v)              /* v < 100 */
+{
+    memcpy(at, two_digits + 2 * v, 2);
+}
+
 char *entry_ssn_unpack(uint32_t ssn, char buf[ENTRY_SSN_LEN + 1])
 {
     assert(ssn <= 999999999u);
-    for (int i = ENTRY_SSN_LEN - 1; i >= 0; i--) {
-        if (i == 3 || i == 6) {
-            buf[i] = '-';
-            continue;
-        }
-        buf[i] = (char)('0' + ssn % 10);
-        ssn /= 10;
-    }
+    uint32_t area = ssn / 1000000, rest = ssn % 1000000;
+    uint32_t group = rest / 10000, serial = rest % 10000;
+
+    buf[0] = (char)('0' + area / 100);
+    put2(buf + 1, area % 100);
+    buf[3] = '-';
+    put2(buf + 4, group);
+    buf[6] = '-';
+    put2(buf + 7, serial / 100);
+    put2(buf + 9, serial % 100);
     buf[ENTRY_SSN_LEN] = '\0';
     return buf;
 }

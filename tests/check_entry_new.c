@@ -123,6 +123,22 @@ START_TEST(test_entry_ssn_round_trips)
 }
 END_TEST
 
+/* Written two digits at a time: each of 200,000 values spread over the
+ * whole range, and the first 100,000, as printf writes them, and back. */
+START_TEST(test_entry_ssn_unpack_every_digit)
+{
+    char text[ENTRY_SSN_LEN + 1], want[ENTRY_SSN_LEN + 8];
+
+    for (uint32_t k = 0; k < 300000; k++) {
+        uint32_t v = k < 100000 ? k : (k - 100000) * 4999u + k % 7;
+        snprintf(want, sizeof(want), "%03u-%02u-%04u", v / 1000000,
+                 v / 10000 % 100, v % 10000);
+        ck_assert_str_eq(entry_ssn_unpack(v, text), want);
+        ck_assert_uint_eq(entry_ssn_pack(text), v);
+    }
+}
+END_TEST
+
 START_TEST(test_entry_from_person_matches_entry_new)
 {
     struct person p;
@@ -158,6 +174,7 @@ static Suite *entry_new_suite(void)
     TCase *limits = tcase_create("limits");
 
     tcase_add_test(core, test_entry_new_fields);
+    tcase_add_test(core, test_entry_ssn_unpack_every_digit);
     tcase_add_test(core, test_entry_new_takes_len_not_nul);
     tcase_add_test(limits, test_entry_new_one_byte_names);
     tcase_add_test(limits, test_entry_new_longest_names);
