@@ -11,11 +11,11 @@ _Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
 _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
 /* Eight bytes at a time (the words of a name, then its last 8 bytes, or
- * a short name padded with 'a'): a name is checked and measured once per ADD, twice with the
- * event driver's look-ahead, and a byte at a time took 7 to 10
- * instructions a byte. Each test below is exact for a byte's presence
- * (the "has less than n" test of the bit-twiddling literature, n <= 128,
- * and its complement for the top). */
+ * a short name padded with 'a'): every request that names someone has
+ * its names checked, and an ADD's measured, and a byte at a time took 7
+ * to 10 instructions a byte. Each test below is exact for a byte's
+ * presence (the "has less than n" test of the bit-twiddling literature,
+ * n <= 128, and its complement for the top). */
 #define ONES  0x0101010101010101ull
 #define HIGHS 0x8080808080808080ull
 

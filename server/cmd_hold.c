@@ -115,10 +115,8 @@ static int look_ahead(struct session *s, struct store_prefetch *pf)
     const struct linereader *in = &s->in;
 
     store_prefetch_clear(pf);
-    if (round.kept) {
-        store_kept_wipe(round.kept);
-        pf->kept = round.kept;
-    }
+    assert(!round.kept || round.kept->n == 0);  /* the last hold wiped it */
+    pf->kept = round.kept;
     if (lr_pending(in))
         store_prefetch_parse_more(s->store, pf, in->buf + in->start,
                                   in->end - in->start, s->batch_max);

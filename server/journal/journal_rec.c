@@ -258,7 +258,7 @@ size_t jrec_witness(const void *buf, size_t len, size_t bad, size_t *upto,
         }
         p += (size_t)n;
     }
-    explicit_bzero(&rec, sizeof(rec));     /* an SSN */
+    explicit_bzero(&rec, sizeof(rec));      /* an SSN */
     return found;
 }
 
@@ -362,6 +362,6 @@ enum jscan_status jrec_scan(const void *buf, size_t len,
             res->tail_data = data_end(base, off, len) - off;
         break;
     }
-    explicit_bzero(&rec, sizeof(rec));     /* the last record's SSN */
+    explicit_bzero(&rec, sizeof(rec));      /* the last record's SSN */
     return res->status;
 }

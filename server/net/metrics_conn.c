@@ -217,7 +217,7 @@ static void answer(struct mconn *mc, struct evbuffer *in, size_t len)
          * answer it holds back leaves before its time. */
         bufferevent_disable(mc->bev, EV_WRITE);
         wait = handler(&rq, out);
-        explicit_bzero(head, copied);  /* its Authorization, rq's */
+        explicit_bzero(head, copied);   /* its Authorization, rq's */
         if (wait && hold(mc, wait)) {
             conn_free(mc);
             return;

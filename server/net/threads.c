@@ -290,7 +290,7 @@ static __attribute__((noinline)) ssize_t read_idle(struct session *s, int fd)
     char *p = session_recv_space(s, &room);     /* borrows: room is all */
     if (p && room >= (size_t)n)
         memcpy(p, buf, (size_t)n);
-    explicit_bzero(buf, (size_t)n);    /* it may have held an SSN */
+    explicit_bzero(buf, (size_t)n);     /* it may have held an SSN */
     if (!p || room < (size_t)n) {
         errno = ENOMEM;
         return -1;
