@@ -70,7 +70,7 @@ static void free_ahead(void)
 }
 
 int cmd_kept_take(const char *line, size_t len, struct proto_req *req,
-                  struct person *p)
+                  struct person *p, uint64_t *hash)
 {
     struct store_kept *kept = round.kept;
 
@@ -83,6 +83,7 @@ int cmd_kept_take(const char *line, size_t len, struct proto_req *req,
         if (l->len != len || memcmp(l->line, line, len) != 0)
             continue;
         *p = l->who;
+        *hash = l->hash;
         req->cmd = (enum proto_cmd)l->cmd;
         while (kept->next <= i)         /* this one and those passed over */
             store_kept_wipe_line(&kept->l[kept->next++]);

@@ -131,7 +131,9 @@ static void reply_not_found(struct session *s)
 
 static void cmd_delete(struct session *s)
 {
-    struct store_mutation m = { .op = STORE_DELETE, .key = req_key(s) };
+    struct store_mutation m = {
+        .op = STORE_DELETE, .key = req_key(s), .key_hash = s->req_hash,
+    };
     if (cmd_store_enter(s, STORE_WRITE))
         return;
     int rc = store_apply_locked(s->store, &m);
@@ -156,7 +158,8 @@ static void cmd_find(struct session *s)
 
     if (cmd_store_enter(s, STORE_READ))
         return;
-    const struct entry *e = store_find_locked(s->store, &key);
+    const struct entry *e = store_find_hashed_locked(s->store, &key,
+                                                     s->req_hash);
     if (e)
         n = entry_format_print(e, line);    /* copy before leaving */
     cmd_store_leave(s, STORE_READ);

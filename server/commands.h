@@ -40,9 +40,10 @@ void cmd_round_end(void);
 /* A line of a round's session that the hold's look-ahead parsed already
  * (kept, the caller's for the round, cmd_round_begin): its bytes are
  * line's (len bytes), so req->cmd and *p are what proto_parse would make
- * of it, and 1 is returned; else 0 (parse it). The kept copy is wiped. */
+ * of it, *hash its names' sindex_hash, and 1 is returned; else 0 (parse
+ * it). The kept copy is wiped. */
 int cmd_kept_take(const char *line, size_t len, struct proto_req *req,
-                  struct person *p);
+                  struct person *p, uint64_t *hash);
 
 /* ADD's entry for p: the one a hold made ahead when it is p's, with where
  * its walk ended into *hint; else a new one (NULL: no memory). */

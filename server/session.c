@@ -286,7 +286,8 @@ static enum proto_cmd handle(struct session *s, const char *line, size_t len)
     enum proto_cmd cmd;
 
     s->req = &req_space;
-    if (cmd_kept_take(line, len, &req, s->req))
+    s->req_hash = 0;
+    if (cmd_kept_take(line, len, &req, s->req, &s->req_hash))
         cmd = req.cmd;          /* the round's look-ahead parsed it */
     else
         cmd = proto_parse(line, len, &req, s->req);

@@ -144,6 +144,9 @@ struct session {
                                    thread's (session.c, req_space), set
                                    as each request is parsed; a request
                                    that waits runs again without them */
+    uint64_t req_hash;          /* the running request's names' hash in
+                                   the store's index, when the look-ahead
+                                   made it (cmd_kept_take), else 0 */
     int req_depth;              /* the current TREE request's depth */
     long commands;              /* requests answered, not yet counted in
                                    srv.commands_total */

@@ -96,7 +96,8 @@ static int add_locked(struct store *st, struct entry *e,
     if (sindex_on(&st->index)) {
         /* The look-ahead hashed the names already (the hint's entry is
          * the one its line made: take_entry, commands.c). */
-        h = hint->hash ? hint->hash : sindex_hash(key.last, key.first);
+        h = hint->hash ? hint->hash
+                       : sindex_hash(&st->index, key.last, key.first);
         if (sindex_find(&st->index, &key, h))
             return -EEXIST;
         /* Without the index a hint could name a node of the same key. */
@@ -120,12 +121,14 @@ found:
     return 0;
 }
 
-/* The entry named key: by the index when it is on, else by the tree. */
+/* The entry named key: by the index when it is on, else by the tree. *h
+ * is the names' hash, or 0 to compute it here. */
 static struct entry *lookup(const struct store *st,
                             const struct entry_key *key, uint64_t *h)
 {
     if (sindex_on(&st->index)) {
-        *h = sindex_hash(key->last, key->first);
+        if (!*h)
+            *h = sindex_hash(&st->index, key->last, key->first);
         return sindex_find(&st->index, key, *h);
     }
     struct rb_node *n = rb_find(&st->tree, key, entry_key_cmp);
@@ -134,7 +137,7 @@ static struct entry *lookup(const struct store *st,
 
 static int delete_locked(struct store *st, struct store_mutation *m)
 {
-    uint64_t h = 0;
+    uint64_t h = m->key_hash;
     struct entry *e = lookup(st, &m->key, &h);
 
     if (!e)
@@ -176,13 +179,18 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
     return rc;
 }
 
+const struct entry *store_find_hashed_locked(const struct store *st,
+                                             const struct entry_key *key,
+                                             uint64_t h)
+{
+    STORE_ASSERT_HELD(st);
+    return lookup(st, key, &h);
+}
+
 const struct entry *store_find_locked(const struct store *st,
                                       const struct entry_key *key)
 {
-    uint64_t h;
-
-    STORE_ASSERT_HELD(st);
-    return lookup(st, key, &h);
+    return store_find_hashed_locked(st, key, 0);
 }
 
 size_t store_count_locked(const struct store *st)
@@ -208,7 +216,8 @@ static const char *index_check(const struct store *st)
     for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
         struct entry *e = RB_ENTRY(n, struct entry, node);
         struct entry_key k = { .last = entry_last(e), .first = entry_first(e) };
-        if (sindex_find(&st->index, &k, sindex_hash(k.last, k.first)) != e)
+        if (sindex_find(&st->index, &k,
+                        sindex_hash(&st->index, k.last, k.first)) != e)
             return "a person in the tree is missing from the name index";
     }
     return NULL;

@@ -196,6 +196,7 @@ struct store_mutation {
     struct entry *entry;        /* ADD: the new entry */
     struct store_slot_hint hint;    /* ADD: where it may go (zero: walk) */
     struct entry_key key;       /* DELETE: the names */
+    uint64_t key_hash;          /* DELETE: their sindex_hash (0: not known) */
     struct entry *removed;      /* DELETE: the unlinked entry, for the
                                    caller to free after leaving the store */
     uint64_t seq;               /* out: the journal record's sequence
@@ -269,6 +270,10 @@ void store_lock_reset_locked(struct store *st);
 int store_apply_locked(struct store *st, struct store_mutation *m);
 
 /* The entry with key's names, or NULL. */
+/* The same with the names' sindex_hash, when the caller has it (0: not). */
+const struct entry *store_find_hashed_locked(const struct store *st,
+                                             const struct entry_key *key,
+                                             uint64_t h);
 const struct entry *store_find_locked(const struct store *st,
                                       const struct entry_key *key);
 
@@ -308,6 +313,8 @@ struct store_prefetch_key {
 struct store_kept_line {
     int cmd;                    /* enum proto_cmd: ADD, FIND or DELETE */
     unsigned len;
+    uint64_t hash;              /* the names' sindex_hash, for FIND's and
+                                   DELETE's lookup (session.h, req_hash) */
     struct person who;
     char line[STORE_KEPT_LINE_MAX];
 };

@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "siphash.h"
 #include "store_index.h"
 
 #define SINDEX_FIRST_SLOTS 1024
@@ -30,25 +31,39 @@ static struct entry *entry_of(uint64_t slot)
     return (struct entry *)(uintptr_t)(slot & ADDR_MASK);
 }
 
-/* FNV-1a, 64 bits, over "last\0first": short names, no setup cost. The
- * final mix spreads the low bits, which choose the slot. */
-uint64_t sindex_hash(const char *last, const char *first)
+/* SipHash-1-3 over "last\0first", keyed at random (siphash.h): where a
+ * name lands is unknown to the client that chose it, so no client can
+ * line names up in one probe run and make every lookup that meets it walk
+ * the run, under the store lock (tests/check_store_index.c
+ * test_sindex_names_lined_up_for_one_key_scatter_under_another). The names
+ * are at most ENTRY_NAME_MAX bytes; a longer one is hashed by its first
+ * ENTRY_NAME_MAX, alike for equal names. */
+uint64_t sindex_hash(const struct store_index *ix, const char *last,
+                     const char *first)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-
-    for (const unsigned char *p = (const unsigned char *)last; *p; p++)
-        h = (h ^ *p) * UINT64_C(1099511628211);
-    h = (h ^ 0xff) * UINT64_C(1099511628211);
-    for (const unsigned char *p = (const unsigned char *)first; *p; p++)
-        h = (h ^ *p) * UINT64_C(1099511628211);
-    h ^= h >> 29;
-    h *= UINT64_C(0xbf58476d1ce4e5b9);
-    return h ^ (h >> 32);
+    return sindex_hash_len(ix, last, strnlen(last, ENTRY_NAME_MAX), first,
+                           strnlen(first, ENTRY_NAME_MAX));
 }
 
-static uint64_t entry_hash(const struct entry *e)
+uint64_t sindex_hash_len(const struct store_index *ix, const char *last,
+                         size_t ll, const char *first, size_t fl)
 {
-    return sindex_hash(entry_last(e), entry_first(e));
+    char buf[2 * ENTRY_NAME_MAX + 1];
+
+    ll = ll < ENTRY_NAME_MAX ? ll : ENTRY_NAME_MAX;
+    fl = fl < ENTRY_NAME_MAX ? fl : ENTRY_NAME_MAX;
+    memcpy(buf, last, ll);
+    buf[ll] = '\0';
+    memcpy(buf + ll + 1, first, fl);
+    return siphash13(&ix->key, buf, ll + 1 + fl);
+}
+
+/* sindex_hash of e's names, read where e keeps them: "last\0first". */
+static uint64_t entry_hash(const struct store_index *ix, const struct entry *e)
+{
+    size_t fl = strnlen(entry_first(e), ENTRY_NAME_MAX);
+
+    return siphash13(&ix->key, e->names, (size_t)e->last_len + 1 + fl);
 }
 
 /* ---- one table ----------------------------------------------------------- */
@@ -97,8 +112,8 @@ static void table_place(struct sindex_table *t, uint64_t slot, uint64_t h)
 /* Removes e (hash h); 0, or -1 when this table does not hold it. An entry
  * further along the run moves into the hole unless its home slot lies
  * cyclically in (hole, its place]. */
-static int table_remove(struct sindex_table *t, const struct entry *e,
-                        uint64_t h)
+static int table_remove(const struct store_index *ix, struct sindex_table *t,
+                        const struct entry *e, uint64_t h)
 {
     size_t i = h & t->mask, j, home;
 
@@ -111,7 +126,7 @@ static int table_remove(struct sindex_table *t, const struct entry *e,
         j = (j + 1) & t->mask;
         if (!t->slots[j])
             break;
-        home = entry_hash(entry_of(t->slots[j])) & t->mask;
+        home = entry_hash(ix, entry_of(t->slots[j])) & t->mask;
         if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
             continue;
         t->slots[i] = t->slots[j];
@@ -135,7 +150,12 @@ void sindex_init(struct store_index *ix)
     ix->old.slots = NULL;
     ix->old.mask = ix->old.count = 0;
     ix->scan = ix->scan_left = ix->count = 0;
-    table_new(&ix->now, SINDEX_FIRST_SLOTS);
+    ix->now.slots = NULL;
+    ix->now.mask = ix->now.count = 0;
+    /* No key, no index: names a client could line up stay out of it, and
+     * the store searches the tree. */
+    if (siphash_key_random(&ix->key) == 0)
+        table_new(&ix->now, SINDEX_FIRST_SLOTS);
 }
 
 void sindex_destroy(struct store_index *ix)
@@ -186,7 +206,7 @@ static size_t move_piece(struct store_index *ix)
         __builtin_prefetch((const char *)entry_of(slot[n]) + 48);
     }
     for (size_t k = 0; k < n; k++) {
-        h[k] = entry_hash(entry_of(slot[k]));
+        h[k] = entry_hash(ix, entry_of(slot[k]));
         __builtin_prefetch(&ix->now.slots[h[k] & ix->now.mask]);
     }
     for (size_t k = 0; k < n; k++) {
@@ -281,7 +301,7 @@ void sindex_remove(struct store_index *ix, const struct entry *e, uint64_t h)
     if (!sindex_on(ix))
         return;
     drain(ix, SINDEX_DRAIN_STEP);
-    if (table_remove(&ix->now, e, h) == 0 ||
-        (ix->old.slots && table_remove(&ix->old, e, h) == 0))
+    if (table_remove(ix, &ix->now, e, h) == 0 ||
+        (ix->old.slots && table_remove(ix, &ix->old, e, h) == 0))
         ix->count--;
 }

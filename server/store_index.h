@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "entry.h"
+#include "siphash.h"
 
 struct sindex_table {
     uint64_t *slots;            /* NULL: no table */
@@ -37,6 +38,9 @@ struct store_index {
     size_t scan;                /* old: the next slot to drain */
     size_t scan_left;           /* old: slots not yet drained */
     size_t count;               /* entries indexed, in both tables */
+    struct siphash_key key;     /* drawn at random by sindex_init, then
+                                   only read (sindex_hash: also without
+                                   the store lock, by the look-ahead) */
 };
 
 /* Starts an index; off (and harmless) when it cannot allocate. */
@@ -48,8 +52,12 @@ static inline int sindex_on(const struct store_index *ix)
     return ix->now.slots != NULL;
 }
 
-/* The hash of a name, as the index uses it. */
-uint64_t sindex_hash(const char *last, const char *first);
+/* The hash of a name, as ix uses it: keyed by ix's own random key. */
+uint64_t sindex_hash(const struct store_index *ix, const char *last,
+                     const char *first);
+/* The same for names whose lengths the caller knows (ll and fl bytes). */
+uint64_t sindex_hash_len(const struct store_index *ix, const char *last,
+                         size_t ll, const char *first, size_t fl);
 
 /* The entry named key (hash h), or NULL. Only when sindex_on. */
 struct entry *sindex_find(const struct store_index *ix,

@@ -30,7 +30,7 @@
 /* The parse of line (len bytes), kept for the session that will run it
  * when there is room: it need not parse it again (cmd_kept_take). */
 static void keep_line(struct store_kept *kept, const char *line, size_t len,
-                      int cmd, const struct person *who)
+                      int cmd, const struct person *who, uint64_t hash)
 {
     if (!kept || kept->n == STORE_PREFETCH_MAX ||
         len > sizeof(kept->l[0].line))
@@ -38,6 +38,7 @@ static void keep_line(struct store_kept *kept, const char *line, size_t len,
     struct store_kept_line *l = &kept->l[kept->n++];
     l->cmd = cmd;
     l->len = (unsigned)len;
+    l->hash = hash;
     memcpy(l->line, line, len);
     l->who = *who;
 }
@@ -58,13 +59,13 @@ void store_kept_wipe(struct store_kept *kept)
 }
 
 /* A whole line [p, end), without its '\n': an ADD, FIND or DELETE as the
- * session will parse it (proto_parse), its names into k. Returns 1 with
- * *walk set (ADD: the only one that walks the tree; the others are the
- * index's), 0 for any other line. An ADD's entry is made into pf->made
- * while fewer than make are. */
-static int parse_line(const char *p, const char *end,
-                      struct store_prefetch_key *k, int *walk,
-                      struct store_prefetch *pf, int make)
+ * session will parse it (proto_parse), its names and their hash in ix
+ * into k. Returns 1 with *walk set (ADD: the only one that walks the
+ * tree; the others are the index's), 0 for any other line. An ADD's
+ * entry is made into pf->made while fewer than make are. */
+static int parse_line(const struct store_index *ix, const char *p,
+                      const char *end, struct store_prefetch_key *k,
+                      int *walk, struct store_prefetch *pf, int make)
 {
     struct proto_req req;
     struct person who;
@@ -83,12 +84,14 @@ static int parse_line(const char *p, const char *end,
     default:
         return 0;
     }
-    memcpy(k->last, who.last, strlen(who.last) + 1);
-    memcpy(k->first, who.first, strlen(who.first) + 1);
+    size_t ll = strlen(who.last), fl = strlen(who.first);
+    memcpy(k->last, who.last, ll + 1);
+    memcpy(k->first, who.first, fl + 1);
+    k->h = sindex_hash_len(ix, k->last, ll, k->first, fl);
     if (*walk && pf->nmade < make &&
         (pf->made[pf->nmade] = entry_from_person(&who)) != NULL)
         pf->nmade++;
-    keep_line(pf->kept, p, len, req.cmd, &who);
+    keep_line(pf->kept, p, len, req.cmd, &who, k->h);
     explicit_bzero(who.ssn, sizeof(who.ssn));
     return 1;
 }
@@ -153,8 +156,7 @@ int store_prefetch_parse_more(const struct store *st,
         int walk;
         if (!nl)
             break;              /* not a whole line yet */
-        if (parse_line(p, nl, &k[pf->n], &walk, pf, make)) {
-            k[pf->n].h = sindex_hash(k[pf->n].last, k[pf->n].first);
+        if (parse_line(&st->index, p, nl, &k[pf->n], &walk, pf, make)) {
             k[pf->n].slot.parent = NULL;        /* until it is walked */
             k[pf->n].slot.hash = k[pf->n].h;    /* add_locked's, too */
             /* Walkers first: the index-only keys stay after them. */

@@ -276,6 +276,7 @@ START_TEST(test_kept_taken_by_bytes_and_wiped)
     struct store_prefetch pf;
     struct proto_req req;
     struct person p;
+    uint64_t h = 0;
 
     memset(&kept, 0, sizeof(kept));
     start(31);
@@ -285,8 +286,8 @@ START_TEST(test_kept_taken_by_bytes_and_wiped)
     ck_assert_int_eq(store_prefetch_parse_more(&st, &pf, in, sizeof(in) - 1,
                                                0), 3);
     ck_assert_int_eq(kept.n, 3);        /* TOOLONG is not a lookup */
-    ck_assert(!cmd_kept_take("FIND Bob Dax", 12, &req, &p));
-    ck_assert(cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p));
+    ck_assert(!cmd_kept_take("FIND Bob Dax", 12, &req, &p, &h));
+    ck_assert(cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p, &h));
     ck_assert_int_eq(req.cmd, PROTO_ADD);
     ck_assert_str_eq(p.first, "Ann");
     ck_assert_str_eq(p.last, "Lee");
@@ -294,11 +295,13 @@ START_TEST(test_kept_taken_by_bytes_and_wiped)
     ck_assert_str_eq(p.ssn, "123-45-6789");
     ck_assert(zeros(kept.l[0].line, sizeof(kept.l[0].line)));
     ck_assert(zeros(kept.l[0].who.ssn, sizeof(kept.l[0].who.ssn)));
-    ck_assert(!cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p));
+    ck_assert(!cmd_kept_take("ADD Ann Lee 30 123-45-6789", 26, &req, &p, &h));
     /* Bob's line is passed over (as one too long would be): wiped. */
-    ck_assert(cmd_kept_take("FIND Cid Fox", 12, &req, &p));
+    ck_assert(cmd_kept_take("FIND Cid Fox", 12, &req, &p, &h));
     ck_assert_int_eq(req.cmd, PROTO_FIND);
     ck_assert_str_eq(p.first, "Cid");
+    /* With its names' hash in the index: FIND's lookup needs no other. */
+    ck_assert_uint_eq(h, sindex_hash(&st.index, "Fox", "Cid"));
     ck_assert(zeros(kept.l[1].line, sizeof(kept.l[1].line)));
     ck_assert_int_eq(kept.next, 3);
     /* Given up: what no session took is wiped when the round ends. */
@@ -310,7 +313,7 @@ START_TEST(test_kept_taken_by_bytes_and_wiped)
     ck_assert(zeros(kept.l[0].line, sizeof(kept.l[0].line)));
     ck_assert(zeros(kept.l[0].who.ssn, sizeof(kept.l[0].who.ssn)));
     cmd_round_end();
-    ck_assert(!cmd_kept_take("FIND Cid Fox", 12, &req, &p));   /* no round */
+    ck_assert(!cmd_kept_take("FIND Cid Fox", 12, &req, &p, &h));   /* no round */
     stop();
 }
 END_TEST

@@ -95,7 +95,7 @@ START_TEST(test_prefetch_parse_counts)
     ck_assert_int_eq(pf.nwalk, 1);                  /* the ADD, first */
     ck_assert_str_eq(pf.k[0].last, "d");
     ck_assert_str_eq(pf.k[0].first, "c");
-    ck_assert_uint_eq(pf.k[0].h, sindex_hash("d", "c"));
+    ck_assert_uint_eq(pf.k[0].h, sindex_hash(&st.index, "d", "c"));
     ck_assert_str_eq(pf.k[2].last, "f");
     /* nolock keeps no index: nothing is read ahead. */
     struct store nl;

@@ -56,7 +56,7 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
     common/bufpool.c common/crc32c.c common/digest.c common/entry.c \
     common/fdio.c common/hist.c common/linereader.c common/outbuf.c \
     common/proto.c common/rbtree.c common/rbtree_check.c \
-    common/rbtree_dot.c common/telnet.c common/utf8.c
+    common/rbtree_dot.c common/siphash.c common/telnet.c common/utf8.c
 # What each links besides: libcrypto, for SHA-256 (digest.c) and
 # OPENSSL_cleanse where the code linked uses them.
 fuzz_libs_proto      := -lcrypto
