@@ -1,4 +1,6 @@
 /* proto.c -- tokenising and validating request lines (proto.h). */
+#include <endian.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "proto.h"
@@ -56,6 +58,35 @@ const char proto_help_text[] =
     "DONE or QUIT             close this connection\n"
     "END\n";
 
+#define ONES  UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* A high bit in each byte of w that is zero, exact for the lowest such
+ * byte (a borrow may flag bytes above it, never below). */
+static inline uint64_t zero_bytes(uint64_t w)
+{
+    return (w - ONES) & ~w & HIGHS;
+}
+
+/* Where the token at s[i] ends: the first space or tab in s[i, len), or
+ * len. Eight bytes at a time (a byte at a time took seven instructions a
+ * byte of every request line, callgrind), then byte by byte. */
+static size_t token_end(const char *s, size_t i, size_t len)
+{
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        w = le64toh(w);                 /* s[i] in the lowest byte */
+        uint64_t sep = zero_bytes(w ^ (ONES * ' ')) |
+                       zero_bytes(w ^ (ONES * '\t'));
+        if (sep)
+            return i + (size_t)__builtin_ctzll(sep) / 8;
+    }
+    while (i < len && s[i] != ' ' && s[i] != '\t')
+        i++;
+    return i;
+}
+
 static int split(const char *s, size_t len, struct token *tok)
 {
     int n = 0;
@@ -67,8 +98,7 @@ static int split(const char *s, size_t len, struct token *tok)
         if (i == len)
             break;
         size_t start = i;
-        while (i < len && s[i] != ' ' && s[i] != '\t')
-            i++;
+        i = token_end(s, i, len);
         if (n == MAX_TOKENS)
             return n + 1;       /* too many: the count is all that matters */
         tok[n].s = s + start;

@@ -390,6 +390,44 @@ START_TEST(test_proto_utf8_names)
 }
 END_TEST
 
+/* Tokens of every length from 1 to 20 between runs of spaces and tabs
+ * of every kind below, at every place in the line, so that each
+ * separator falls at every offset of the 8-byte words split reads: the
+ * names are FIND's exactly, and one more token is one too many. */
+START_TEST(test_proto_separators_at_every_offset)
+{
+    static const char *const seps[] = { " ", "\t", "  ", " \t", "\t\t " };
+    const size_t nseps = sizeof(seps) / sizeof(seps[0]);
+    char line[128], first[24], last[24];
+
+    for (size_t l1 = 1; l1 <= 20; l1++) {
+        for (size_t l2 = 1; l2 <= 20; l2++) {
+            for (size_t i = 0; i < l1; i++)
+                first[i] = (char)('a' + i);
+            first[l1] = '\0';
+            for (size_t i = 0; i < l2; i++)
+                last[i] = (char)('M' + i % 12);
+            last[l2] = '\0';
+            for (size_t a = 0; a < nseps; a++)
+                for (size_t b = 0; b < nseps; b++)
+                    for (size_t c = 0; c < nseps; c++) {
+                        int n = snprintf(line, sizeof(line), "%sFIND%s%s%s%s%s",
+                                         seps[a], seps[b], first, seps[c],
+                                         last, seps[(a + b) % nseps]);
+                        setup();
+                        ck_assert_int_eq(proto_parse(line, (size_t)n, &req, &e),
+                                         PROTO_FIND);
+                        ck_assert_str_eq(e.first, first);
+                        ck_assert_str_eq(e.last, last);
+                        n += snprintf(line + n, sizeof(line) - (size_t)n, "x");
+                        ck_assert_int_eq(proto_parse(line, (size_t)n, &req, &e),
+                                         PROTO_INVALID);
+                    }
+        }
+    }
+}
+END_TEST
+
 static Suite *proto_suite(void)
 {
     Suite *s = suite_create("proto");
@@ -401,6 +439,7 @@ static Suite *proto_suite(void)
     tcase_add_test(core, test_proto_add_fills_entry);
     tcase_add_test(core, test_proto_delete_and_find_fill_names);
     tcase_add_test(core, test_proto_tabs_and_spaces_separate);
+    tcase_add_test(core, test_proto_separators_at_every_offset);
     tcase_add_test(core, test_proto_blank_lines);
     tcase_add_test(core, test_proto_uses_len_not_nul);
     tcase_add_test(core, test_proto_help_text_ends_with_end);
