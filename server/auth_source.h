@@ -13,7 +13,8 @@
  * nothing (a person mistyping); past them the wait is 250 ms, doubling
  * with each AUTH_SOURCE_FREE more, up to AUTH_DELAY_MAX_MS (commands.h).
  * Addresses share AUTH_SOURCE_SLOTS slots by hash: two that collide share
- * a score, which can only make a wait longer, never shorter.
+ * a score, which can only make a wait longer, never shorter; the hash is
+ * keyed at random (source.h), so no client can tell which ones collide.
  */
 #ifndef SSN_AUTH_SOURCE_H
 #define SSN_AUTH_SOURCE_H
