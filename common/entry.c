@@ -301,9 +301,18 @@ static char *put_pad(char *p, size_t have, size_t width)
     return p;
 }
 
-/* v in decimal, right-aligned in width columns (printf's %*d). */
+/* v in decimal, right-aligned in width columns (printf's %*d). An age
+ * (0 to 999) in 4 columns, PRINT's and FIND's, in one store. */
 static char *put_int(char *p, int v, size_t width)
 {
+    if (width == 4 && v >= 0 && v < 1000) {
+        char t[4] = { ' ', v >= 100 ? (char)('0' + v / 100) : ' ',
+                      v >= 10 ? (char)('0' + v / 10 % 10) : ' ',
+                      (char)('0' + v % 10) };
+        memcpy(p, t, 4);
+        return p + 4;
+    }
+
     char digits[12];
     char *d = digits + sizeof(digits);
     unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
@@ -326,18 +335,29 @@ static char *put_int(char *p, int v, size_t width)
  * and ssn. The longest line is under 180 bytes (two 63-byte names; or a
  * 29-character name of 4-byte characters and its padding), under
  * ENTRY_LINE_MAX. */
-static size_t format_print(const char *last, const char *first,
-                           size_t chars, const char *ssn, int age, char *buf)
+static size_t format_print(const char *last, size_t ll, const char *first,
+                           size_t fl, size_t chars, const char *ssn,
+                           int age, char *buf)
 {
-    char *p = put_str(buf, last);
+    static const char spaces[30] = "                              ";
+    size_t sl = strlen(ssn);
+    char *p = buf;
 
-    *p++ = ',';
-    *p++ = ' ';
-    p = put_str(p, first);
-    p = put_pad(p, chars + 2, 30);      /* the names' and ", " */
-    p = put_str(p, " -- ");
-    p = put_pad(p, strlen(ssn), ENTRY_SSN_LEN);
-    p = put_str(p, ssn);
+    memcpy(p, last, ll);
+    p += ll;
+    memcpy(p, ", ", 2);
+    p += 2;
+    memcpy(p, first, fl);
+    p += fl;
+    if (chars + 2 < sizeof(spaces)) {   /* the names' and ", " */
+        memcpy(p, spaces, sizeof(spaces));  /* room: ENTRY_LINE_MAX */
+        p += sizeof(spaces) - (chars + 2);
+    }
+    memcpy(p, " -- ", 4);
+    p += 4;
+    p = put_pad(p, sl, ENTRY_SSN_LEN);
+    memcpy(p, ssn, sl);
+    p += sl;
     *p++ = ' ';
     p = put_int(p, age, 4);
     *p++ = '\n';
@@ -369,16 +389,18 @@ size_t entry_format_print(const struct entry *e, char *buf)
         char last[ENTRY_NAME_MAX + 1], first[ENTRY_NAME_MAX + 1];
         const char *l = entry_name_shown(entry_last(e), last);
         const char *f = entry_name_shown(entry_first(e), first);
-        return format_print(l, f, names_shown_chars(l, f),
-                            entry_ssn_text(e, ssn), entry_age(e), buf);
+        return format_print(l, strlen(l), f, strlen(f),
+                            names_shown_chars(l, f), entry_ssn_text(e, ssn),
+                            entry_age(e), buf);
     }
-    return format_print(entry_last(e), entry_first(e), e->chars,
-                        entry_ssn_text(e, ssn), entry_age(e), buf);
+    const char *first = entry_first(e);
+    return format_print(entry_last(e), e->last_len, first, strlen(first),
+                        e->chars, entry_ssn_text(e, ssn), entry_age(e), buf);
 }
 
 size_t person_format_print(const struct person *p, char *buf)
 {
-    return format_print(p->last, p->first,
+    return format_print(p->last, strlen(p->last), p->first, strlen(p->first),
                         names_shown_chars(p->last, p->first), p->ssn, p->age,
                         buf);
 }

@@ -203,10 +203,17 @@ START_TEST(test_entry_format_print_matches_printf)
 }
 END_TEST
 
-/* The plain form takes any int, as printf's %4d and %d would. */
+/* The plain form takes any int, as printf's %4d and %d would: every one
+ * from -1100 to 1100 (an age's 4 columns are written at once below 1000)
+ * and the extremes. */
 START_TEST(test_entry_format_any_int_as_printf)
 {
-    static const int ages[] = { -5, -1234, 12345, 2147483647, -2147483647 - 1 };
+    static const int ends[] = { 12345, 2147483647, -2147483647 - 1 };
+    int ages[2201 + 3];
+    for (int i = 0; i <= 2200; i++)
+        ages[i] = i - 1100;
+    for (int i = 0; i < 3; i++)
+        ages[2201 + i] = ends[i];
     char buf[ENTRY_LINE_MAX], want[200];
     struct person p;
 
