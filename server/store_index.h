@@ -43,7 +43,8 @@ struct store_index {
                                    the store lock, by the look-ahead) */
 };
 
-/* Starts an index; off (and harmless) when it cannot allocate. */
+/* Starts an index with a key of its own; off (and harmless) when it
+ * cannot allocate or draw the key. */
 void sindex_init(struct store_index *ix);
 void sindex_destroy(struct store_index *ix);
 
