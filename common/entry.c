@@ -4,40 +4,32 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bytewords.h"
 #include "entry.h"
 #include "utf8.h"
 
 _Static_assert(ENTRY_NAME_MAX <= UINT8_MAX, "last_len is a uint8_t");
 _Static_assert(ENTRY_AGE_MAX <= UINT8_MAX, "age is a uint8_t");
 
-/* Eight bytes at a time (the words of a name, then its last 8 bytes, or
- * a short name padded with 'a'): every request that names someone has
- * its names checked, and an ADD's measured, and a byte at a time took 7
- * to 10 instructions a byte. Each test below is exact for a byte's
- * presence (the "has less than n" test of the bit-twiddling literature,
- * n <= 128, and its complement for the top). */
-#define ONES  0x0101010101010101ull
-#define HIGHS 0x8080808080808080ull
-
+/* Eight bytes at a time (bytewords.h: the words of a name, then its last
+ * 8 bytes, or a short name padded with 'a'): every request that names
+ * someone has its names checked, and an ADD's measured, and a byte at a
+ * time took 7 to 10 instructions a byte. Only whether a byte is there
+ * counts here, not where. */
 static uint64_t load_word(const char *s, size_t n)     /* n <= 8 */
 {
-    uint64_t w = ONES * 'a';
+    uint64_t w = BYTES_ONES * 'a';
 
     memcpy(&w, s, n);
     return w;
-}
-
-static inline uint64_t byte_below(uint64_t w, unsigned n)   /* n <= 128 */
-{
-    return (w - ONES * n) & ~w & HIGHS;
 }
 
 /* A byte no name may hold: a control or space (<= 0x20), DEL, or 0xfe and
  * 0xff, never in UTF-8 (0xff is telnet's IAC and is never echoed). */
 static inline uint64_t word_refused(uint64_t w)
 {
-    return byte_below(w, 0x21) | byte_below(w ^ (ONES * 0x7f), 1) |
-           byte_below(~w, 2);
+    return bytes_below(w, 0x21) | bytes_below(w ^ (BYTES_ONES * 0x7f), 1) |
+           bytes_below(~w, 2);
 }
 
 int entry_name_check(const char *s, size_t len)
@@ -60,7 +52,7 @@ int entry_name_check(const char *s, size_t len)
     }
     if (bad)
         return 0;
-    return high & HIGHS ? 2 : 1;
+    return high & BYTES_HIGHS ? 2 : 1;
 }
 
 int entry_name_ok(const char *s, size_t len)
@@ -171,7 +163,7 @@ static size_t utf8_chars(const char *s, size_t n, unsigned char *high)
 
     for (; i + 8 <= n; i += 8) {    /* ASCII words: 8 characters */
         uint64_t w = load_word(s + i, 8);
-        if (w & HIGHS)
+        if (w & BYTES_HIGHS)
             break;
         chars += 8;
     }
@@ -340,6 +332,10 @@ static size_t format_print(const char *last, size_t ll, const char *first,
                            int age, char *buf)
 {
     static const char spaces[30] = "                              ";
+    /* The padding is copied whole, then written over: it must fit after
+     * two names of the longest and their ", ". */
+    _Static_assert(2 * ENTRY_NAME_MAX + 2 + sizeof(spaces) <= ENTRY_LINE_MAX,
+                   "PRINT's padding is copied past the names");
     size_t sl = strlen(ssn);
     char *p = buf;
 

@@ -1,8 +1,8 @@
 /* proto.c -- tokenising and validating request lines (proto.h). */
-#include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include "bytewords.h"
 #include "proto.h"
 
 #define MAX_TOKENS 6            /* one more than the longest command needs,
@@ -58,42 +58,33 @@ const char proto_help_text[] =
     "DONE or QUIT             close this connection\n"
     "END\n";
 
-#define ONES  UINT64_C(0x0101010101010101)
-#define HIGHS UINT64_C(0x8080808080808080)
-
-/* A high bit in each byte of w that is zero, exact for the lowest such
- * byte (a borrow may flag bytes above it, never below). */
-static inline uint64_t zero_bytes(uint64_t w)
+/* A high bit in each byte of w that is a space or a tab, exact for the
+ * lowest (bytewords.h). */
+static inline uint64_t separators(uint64_t w)
 {
-    return (w - ONES) & ~w & HIGHS;
+    return bytes_below(w ^ (BYTES_ONES * ' '), 1) |
+           bytes_below(w ^ (BYTES_ONES * '\t'), 1);
 }
 
 /* Where the token at s[i] ends: the first space or tab in s[i, len), or
  * len. Eight bytes at a time (a byte at a time took seven instructions a
- * byte of every request line, callgrind), then byte by byte. */
-static inline uint64_t separators(uint64_t w)
-{
-    return zero_bytes(w ^ (ONES * ' ')) | zero_bytes(w ^ (ONES * '\t'));
-}
-
+ * byte of every request line, callgrind), the last few from the line's
+ * last 8 bytes; byte by byte only in a line shorter than 8. */
 static size_t token_end(const char *s, size_t i, size_t len)
 {
-    uint64_t w, sep;
+    uint64_t sep;
 
-    for (; i + 8 <= len; i += 8) {
-        memcpy(&w, s + i, 8);
-        if ((sep = separators(le64toh(w))))     /* s[i] the lowest byte */
+    for (; i + 8 <= len; i += 8)
+        if ((sep = separators(bytes_load(s + i))))  /* s[i] the lowest */
             return i + (size_t)__builtin_ctzll(sep) / 8;
-    }
     if (i == len || len < 8) {
         while (i < len && s[i] != ' ' && s[i] != '\t')
             i++;
         return i;
     }
-    /* The line's last 8 bytes, shifted so that s[i] is the lowest: the
-     * zeros shifted in are no separator. */
-    memcpy(&w, s + len - 8, 8);
-    sep = separators(le64toh(w) >> (8 * (i - (len - 8))));
+    /* Shifted so that s[i] is the lowest byte: the zeros shifted in are no
+     * separator. */
+    sep = separators(bytes_load(s + len - 8) >> (8 * (i - (len - 8))));
     return sep ? i + (size_t)__builtin_ctzll(sep) / 8 : len;
 }
 
