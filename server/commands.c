@@ -85,6 +85,10 @@ static void cmd_add(struct session *s)
     }
 
     struct store_mutation m = { .op = STORE_ADD, .entry = e, .hint = hint };
+    if (!m.hint.hash) {                 /* not the look-ahead's entry */
+        struct entry_key key = req_key(s);
+        m.hint.hash = store_key_hash(s->store, &key);
+    }
     if (cmd_store_enter(s, STORE_WRITE)) {
         entry_free(e);
         return;
@@ -134,6 +138,8 @@ static void cmd_delete(struct session *s)
     struct store_mutation m = {
         .op = STORE_DELETE, .key = req_key(s), .key_hash = s->req_hash,
     };
+    if (!m.key_hash)                    /* not made by the look-ahead */
+        m.key_hash = store_key_hash(s->store, &m.key);
     if (cmd_store_enter(s, STORE_WRITE))
         return;
     int rc = store_apply_locked(s->store, &m);
@@ -153,13 +159,13 @@ static void cmd_delete(struct session *s)
 static void cmd_find(struct session *s)
 {
     struct entry_key key = req_key(s);
+    uint64_t h = s->req_hash ? s->req_hash : store_key_hash(s->store, &key);
     char line[ENTRY_LINE_MAX];
     size_t n = 0;
 
     if (cmd_store_enter(s, STORE_READ))
         return;
-    const struct entry *e = store_find_hashed_locked(s->store, &key,
-                                                     s->req_hash);
+    const struct entry *e = store_find_hashed_locked(s->store, &key, h);
     if (e)
         n = entry_format_print(e, line);    /* copy before leaving */
     cmd_store_leave(s, STORE_READ);

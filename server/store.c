@@ -179,6 +179,12 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
     return rc;
 }
 
+uint64_t store_key_hash(const struct store *st, const struct entry_key *key)
+{
+    return st->policy->hash_index
+           ? sindex_hash(&st->index, key->last, key->first) : 0;
+}
+
 const struct entry *store_find_hashed_locked(const struct store *st,
                                              const struct entry_key *key,
                                              uint64_t h)

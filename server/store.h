@@ -269,13 +269,20 @@ void store_lock_reset_locked(struct store *st);
  * space reservation (-ENOSPC), the store unchanged. */
 int store_apply_locked(struct store *st, struct store_mutation *m);
 
+/* The names' hash in st's index (sindex_hash), made before the request
+ * takes the store lock so that its hold need not (a batch's hold may be
+ * on already): for store_find_hashed_locked, a DELETE's key_hash or an
+ * ADD's hint.hash. 0 when the mode keeps no index. Needs no lock: the
+ * index's key is written once, by store_init. */
+uint64_t store_key_hash(const struct store *st, const struct entry_key *key);
+
 /* The entry with key's names, or NULL. */
+const struct entry *store_find_locked(const struct store *st,
+                                      const struct entry_key *key);
 /* The same with the names' sindex_hash, when the caller has it (0: not). */
 const struct entry *store_find_hashed_locked(const struct store *st,
                                              const struct entry_key *key,
                                              uint64_t h);
-const struct entry *store_find_locked(const struct store *st,
-                                      const struct entry_key *key);
 
 size_t store_count_locked(const struct store *st);
 
