@@ -106,10 +106,12 @@ static int add_locked(struct store *st, struct entry *e,
             goto found;
         }
     }
-    parent = rb_last(&st->tree);
     /* A key after the last one (a compacted journal's replay adds them all
-     * in order) goes right of it: one comparison instead of a search. */
-    if (parent && entry_key_cmp(&key, parent) > 0)
+     * in order) goes right of it: one comparison instead of a search. Only
+     * when asked: for a key anywhere else the way down the right edge is
+     * a second walk. */
+    if (hint->after_last && (parent = rb_last(&st->tree)) &&
+        entry_key_cmp(&key, parent) > 0)
         link = &parent->right;
     else if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent, &link))
         return -EEXIST;

@@ -31,6 +31,7 @@ static int replay_one(enum store_op op, const struct person *rec, void *arg)
     if (op == STORE_ADD) {
         if (!(m.entry = entry_from_person(rec)))    /* jrec_decode checked */
             return -ENOMEM;
+        m.hint.after_last = 1;      /* compaction writes in tree order */
     } else {
         m.key.first = rec->first;
         m.key.last = rec->last;
