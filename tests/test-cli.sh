@@ -59,6 +59,26 @@ bad_value() {
 bad_value "bench-echo --port 70000" --port 70000 "$BIN/bench-echo" --port 70000
 bad_value "bench-echo --sched fast" --sched fast "$BIN/bench-echo" --sched fast
 
+# bench-echo -j: the floor under --fsync everysec writes each read's bytes
+# before its answers go, over a region zeroed first; only with -m threads.
+run "$BIN/bench-echo" -j "$TEST_TMP/echo.j"
+expect_eq "bench-echo -j without -m threads: exit 2" "$RC" 2
+if srv_start "$TEST_TMP/echo.out" "$TEST_TMP/echo.err" 5 \
+             "$BIN/bench-echo" -p 0 -m threads -j "$TEST_TMP/echo.j"; then
+    exec {E}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+    printf 'COUNT\nFIND f1 L2\n' >&$E
+    IFS= read -r -t 5 -u $E LINE
+    expect_eq "bench-echo -j: the request is in the file by its answer" \
+        "$(head -c 6 "$TEST_TMP/echo.j" | od -An -c | tr -s ' ')" \
+        " C O U N T \n"
+    expect_eq "bench-echo -j: the file is the zeroed region, not grown" \
+        "$(stat -c %s "$TEST_TMP/echo.j")" $((16 << 20))
+    exec {E}>&-
+    srv_stop "$SRV_PID"
+else
+    not_ok "bench-echo -m threads -j starts ($SRV_LINE)"
+fi
+
 # bench-echo -m threads is the floor of ssnserver's thread model only if
 # its threads are scheduled as ssnserver's are: SCHED_BATCH by default.
 for s in batch normal; do

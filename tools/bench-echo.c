@@ -28,12 +28,16 @@
  * SCHED_BATCH, as ssnserver's do by default (--sched); -s normal keeps the
  * kernel's default policy, as ssnserver --sched normal does.
  *
+ * -j FILE (with -m threads) adds what a journal costs that model and
+ * nothing more: the bytes each read took go to FILE in one pwrite(2)
+ * before their answers are sent, the floor under ssnserver --fsync
+ * everysec with a thread per connection (bench-echo-journal.c).
+ *
  * SIGINT or SIGTERM stop it. Not part of any server: tools/bench-compare
- * uses it. */
+ * and tools/bench-journal use it. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -47,6 +51,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "version.h"
+#include "bench-echo-journal.h"
 
 #define ECHO_BUF      65536   /* bytes read per connection at a time */
 #define ECHO_MAX_CONN 65536   /* descriptors served (one buffer each) */
@@ -274,6 +279,11 @@ static void *conn_thread(void *arg)
         if (r <= 0)
             break;
         c->in_len += (size_t)r;
+        if (echo_journal_on() &&
+            echo_journal_write(c->in + c->in_len - r, (size_t)r) < 0) {
+            perror("bench-echo: --journal: pwrite");
+            exit(1);
+        }
         if (answer_lines(c) < 0)
             break;
         size_t off = 0;
@@ -327,6 +337,7 @@ static int serve_threads(int lfd)
 
 static const char usage_text[] =
 "usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads] [-s batch|normal]\n"
+"                  [-j FILE]\n"
 "The floor under every server of docs/PERFORMANCE.md: answers each line\n"
 "with one short line and does nothing else. Prints 'listening on\n"
 "127.0.0.1:PORT'; SIGINT or SIGTERM stop it.\n"
@@ -336,6 +347,9 @@ static const char usage_text[] =
 "  -m, --model MODEL    epoll (the default) or threads (one per connection)\n"
 "  -s, --sched POLICY   with -m threads: batch (the default: each thread\n"
 "                       SCHED_BATCH, as ssnserver --sched batch) or normal\n"
+"  -j, --journal FILE   with -m threads: write what each read took to FILE,\n"
+"                       one pwrite before its answers go (the floor under\n"
+"                       ssnserver --fsync everysec)\n"
 "  -h, --help           this text\n"
 "  -V, --version        the version\n";
 
@@ -361,14 +375,16 @@ int main(int argc, char **argv)
         { "workers", required_argument, NULL, 'w' },
         { "model", required_argument, NULL, 'm' },
         { "sched", required_argument, NULL, 's' },
+        { "journal", required_argument, NULL, 'j' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
+    const char *journal = NULL;
     int port = 0, workers = 1, threads = 0, opt;
 
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":p:w:m:s:hV", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":p:w:m:s:j:hV", longs, NULL)) != -1) {
         switch (opt) {
         case 'p': port = int_arg("--port", optarg, 0, 65535); break;
         case 'w':
@@ -391,6 +407,7 @@ int main(int argc, char **argv)
             }
             sched_batch = strcmp(optarg, "batch") == 0;
             break;
+        case 'j': journal = optarg; break;
         case 'h':
             printf(usage_text, ECHO_MAX_WORKERS);
             return 0;
@@ -420,6 +437,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-echo: -w %d: -m threads has a thread per "
                 "connection, not workers\n", workers);
         return 2;
+    }
+    if (journal && !threads) {
+        fprintf(stderr, "bench-echo: --journal: needs -m threads\n");
+        return 2;
+    }
+    if (journal && echo_journal_open(journal) < 0) {
+        fprintf(stderr, "bench-echo: --journal: '%s': %s\n", journal,
+                strerror(errno));
+        return 1;
     }
     /* Port 0: bind once to learn a free port, then every worker binds it
      * with SO_REUSEPORT (this first socket stays open until they have). */

@@ -63,7 +63,7 @@ stall-demo: $(BIN)/kill_it $(BIN)/inclient $(BIN)/ssnserver-fine \
 # bench-echo: the floor under every server of docs/PERFORMANCE.md, a
 # minimal epoll server that answers each line with a short one. It uses
 # nothing of the project's code.
-$(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o
+$(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o $(BUILD)/tools/bench-echo-journal.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
