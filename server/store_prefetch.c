@@ -157,8 +157,8 @@ int store_prefetch_parse_more(const struct store *st,
         if (!nl)
             break;              /* not a whole line yet */
         if (parse_line(&st->index, p, nl, &k[pf->n], &walk, pf, make)) {
-            k[pf->n].slot.parent = NULL;        /* until it is walked */
-            k[pf->n].slot.hash = k[pf->n].h;    /* add_locked's, too */
+            /* No place until it is walked; the hash add_locked's too. */
+            k[pf->n].slot = (struct store_slot_hint){ .hash = k[pf->n].h };
             /* Walkers first: the index-only keys stay after them. */
             if (walk) {
                 struct store_prefetch_key t = k[pf->n];
