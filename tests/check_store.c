@@ -80,27 +80,45 @@ START_TEST(test_store_add_duplicate)
 }
 END_TEST
 
-/* Ascending keys take add_locked's shortcut (right of the last node):
- * the tree stays valid and ordered, the last key again is a duplicate,
- * and keys below the last still go through the search. */
+/* An ADD whose caller says its key likely sorts last (replay's hint,
+ * store_slot_hint.after_last). */
+static int add_after_last(struct entry *e)
+{
+    struct store_mutation m = { .op = STORE_ADD, .entry = e,
+                                .hint.after_last = 1 };
+    return store_apply_locked(&st, &m);
+}
+
+/* Ascending keys take add_locked's shortcut (right of the last node) when
+ * the caller asks: the tree stays valid and ordered, the last key again is
+ * a duplicate, and keys below the last, asked the same way, still go
+ * through the search. With the name index (serial) and without (nolock,
+ * where only the tree finds a duplicate). */
 START_TEST(test_store_ascending_adds)
 {
+    static const enum lock_mode modes[] = { LOCK_MODE_SERIAL,
+                                            LOCK_MODE_NOLOCK };
     char first[16];
     struct entry *dup;
 
+    store_destroy(&st);
+    ck_assert_int_eq(store_init(&st, &lock_policies[modes[_i]]), 0);
     for (int i = 0; i < 2000; i++) {
         snprintf(first, sizeof(first), "a%05d", i);
-        ck_assert_int_eq(add(new_entry(first, "Asc", 1, "111-11-1111")), 0);
+        ck_assert_int_eq(add_after_last(new_entry(first, "Asc", 1,
+                                                  "111-11-1111")), 0);
     }
     ck_assert_ptr_null(store_check_locked(&st));
     dup = new_entry("a01999", "Asc", 2, "222-22-2222");
-    ck_assert_int_eq(add(dup), -EEXIST);        /* equal to the last */
+    ck_assert_int_eq(add_after_last(dup), -EEXIST);     /* the last */
     entry_free(dup);
     dup = new_entry("a00500", "Asc", 2, "222-22-2222");
-    ck_assert_int_eq(add(dup), -EEXIST);        /* below it: searched */
+    ck_assert_int_eq(add_after_last(dup), -EEXIST);     /* below: searched */
     entry_free(dup);
-    ck_assert_int_eq(add(new_entry("a00500x", "Asc", 3, "333-33-3333")), 0);
-    ck_assert_uint_eq(store_count_locked(&st), 2001);
+    ck_assert_int_eq(add_after_last(new_entry("a00500x", "Asc", 3,
+                                              "333-33-3333")), 0);
+    ck_assert_int_eq(add(new_entry("a00501x", "Asc", 3, "333-33-3333")), 0);
+    ck_assert_uint_eq(store_count_locked(&st), 2002);
     ck_assert_ptr_null(store_check_locked(&st));
     ck_assert_str_eq(entry_first(RB_ENTRY(rb_last(&st.tree), struct entry,
                                           node)), "a01999");
@@ -298,7 +316,7 @@ static Suite *store_suite(void)
     tcase_add_test(core, test_store_pause_hook_runs_in_add_and_delete);
 
     tcase_add_test(errors, test_store_add_duplicate);
-    tcase_add_test(errors, test_store_ascending_adds);
+    tcase_add_loop_test(errors, test_store_ascending_adds, 0, 2);
     tcase_add_test(errors, test_store_delete_missing);
     tcase_add_test(errors, test_store_check_reports_corruption);
 
