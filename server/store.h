@@ -187,12 +187,12 @@ enum store_op {
 struct store_slot_hint {
     struct rb_node *parent;
     int left;
-    unsigned long erases;       /* st->erases when it was found */
-    uint64_t hash;              /* the names' sindex_hash (0: not known) */
     int after_last;             /* the key likely sorts after everyone's
                                    (a compacted journal's replay adds in
                                    order): try right of the last node
                                    before a walk */
+    unsigned long erases;       /* st->erases when it was found */
+    uint64_t hash;              /* the names' sindex_hash (0: not known) */
 };
 
 struct store_mutation {
