@@ -50,6 +50,14 @@ static struct entry_key req_key(const struct session *s)
     return (struct entry_key){ .last = s->req->last, .first = s->req->first };
 }
 
+/* The names' index hash: known, the look-ahead's (0: not), or made now,
+ * before the request takes the store lock (store_key_hash). */
+static uint64_t names_hash(const struct session *s,
+                           const struct entry_key *key, uint64_t known)
+{
+    return known ? known : store_key_hash(s->store, key);
+}
+
 /* "Error: FIRST LAST" and what, as one reply, copied rather than printed
  * (vsnprintf cost 870 instructions more for an ADD refused as a duplicate,
  * callgrind). The names are at most ENTRY_NAME_MAX bytes each. */
@@ -84,11 +92,9 @@ static void cmd_add(struct session *s)
         return;
     }
 
+    struct entry_key key = req_key(s);
     struct store_mutation m = { .op = STORE_ADD, .entry = e, .hint = hint };
-    if (!m.hint.hash) {                 /* not the look-ahead's entry */
-        struct entry_key key = req_key(s);
-        m.hint.hash = store_key_hash(s->store, &key);
-    }
+    m.hint.hash = names_hash(s, &key, hint.hash);
     if (cmd_store_enter(s, STORE_WRITE)) {
         entry_free(e);
         return;
@@ -136,10 +142,9 @@ static void reply_not_found(struct session *s)
 static void cmd_delete(struct session *s)
 {
     struct store_mutation m = {
-        .op = STORE_DELETE, .key = req_key(s), .key_hash = s->req_hash,
+        .op = STORE_DELETE, .key = req_key(s),
     };
-    if (!m.key_hash)                    /* not made by the look-ahead */
-        m.key_hash = store_key_hash(s->store, &m.key);
+    m.key_hash = names_hash(s, &m.key, s->req_hash);
     if (cmd_store_enter(s, STORE_WRITE))
         return;
     int rc = store_apply_locked(s->store, &m);
@@ -159,7 +164,7 @@ static void cmd_delete(struct session *s)
 static void cmd_find(struct session *s)
 {
     struct entry_key key = req_key(s);
-    uint64_t h = s->req_hash ? s->req_hash : store_key_hash(s->store, &key);
+    uint64_t h = names_hash(s, &key, s->req_hash);
     char line[ENTRY_LINE_MAX];
     size_t n = 0;
 
