@@ -55,8 +55,11 @@ int echo_journal_write(const void *p, size_t n)
         ssize_t w = pwrite(ej_fd, p, take, (off_t)off);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w != (ssize_t)take)
+        if (w != (ssize_t)take) {
+            if (w >= 0)
+                errno = EIO;            /* short: no errno of its own */
             return -1;
+        }
         p = (const char *)p + take;
         n -= take;
     }

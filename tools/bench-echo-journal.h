@@ -16,7 +16,8 @@ int echo_journal_on(void);
 
 /* One pwrite(2) of n bytes at the next offset of the region (taken
  * atomically: threads and workers share it), going round to its start
- * when it is full. 0, or -1 when the write failed. */
+ * when it is full. 0, or -1 with errno set when the write failed or fell
+ * short. */
 int echo_journal_write(const void *p, size_t n);
 
 #endif
