@@ -67,11 +67,11 @@ static int append_entry(const struct entry *e, void *arg)
 /* O(n) formatting and allocation under the store lock: the price buffered
  * mode pays once per change of the store, so that writing to slow clients
  * happens outside it. */
-static struct listing *build_locked(const struct store *st)
+static struct listing *build_locked(struct store *st)
 {
     /* Sized once from the count: most lines are LISTING_LINE bytes, so
      * growing (a copy and a wipe of everything so far) is rare. */
-    struct listing *l = listing_new(st->tree.count * LISTING_LINE +
+    struct listing *l = listing_new(store_count_locked(st) * LISTING_LINE +
                                     2 * sizeof(ENTRY_PRINT_HEAD));
 
     if (!l)

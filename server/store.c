@@ -7,7 +7,9 @@
  * lock; the only allocation under it is the index's growth, a doubling now
  * and then. The tree is searched here and then linked and recoloured
  * (rbtree.h), so the race window of the lab sits in this file, between
- * the search and the relinking, not in the tree.
+ * the search and the relinking, not in the tree. An ADD that would walk
+ * alone may instead wait, indexed, to be linked with others
+ * (store_pending.c).
  */
 #include <assert.h>
 #include <errno.h>
@@ -29,6 +31,7 @@ int store_init(struct store *st, const struct lock_policy *policy)
         sindex_init(&st->index);
     st->version = 0;
     st->erases = 0;
+    st->npending = 0;
     atomic_init(&st->entries, 0);
     st->digest_valid = 0;
     st->listing = NULL;
@@ -40,6 +43,8 @@ int store_init(struct store *st, const struct lock_policy *policy)
 
 void store_destroy(struct store *st)
 {
+    while (st->npending)
+        entry_free(st->pending[--st->npending]);
     struct rb_node *n = rb_first(&st->tree);
 
     while (n) {
@@ -65,9 +70,9 @@ static void race_window(const struct store *st)
 /* Whether key still belongs at the hint's place (store_slot_hint): its
  * parent not freed since, that side empty, and key between the parent and
  * its neighbour on that side, which is then exactly where key goes. */
-static struct rb_node **hinted_link(const struct store *st,
-                                    const struct store_slot_hint *hint,
-                                    const struct entry_key *key)
+struct rb_node **store_hinted_link(const struct store *st,
+                                   const struct store_slot_hint *hint,
+                                   const struct entry_key *key)
 {
     struct rb_node *p = hint->parent, *next;
 
@@ -101,7 +106,7 @@ static int add_locked(struct store *st, struct entry *e,
         if (sindex_find(&st->index, &key, h))
             return -EEXIST;
         /* Without the index a hint could name a node of the same key. */
-        if ((link = hinted_link(st, hint, &key))) {
+        if ((link = store_hinted_link(st, hint, &key))) {
             parent = hint->parent;
             goto found;
         }
@@ -110,16 +115,29 @@ static int add_locked(struct store *st, struct entry *e,
      * in order) goes right of it: one comparison instead of a search. Only
      * when asked: for a key anywhere else the way down the right edge is
      * a second walk. */
-    if (hint->after_last && (parent = rb_last(&st->tree)) &&
-        entry_key_cmp(&key, parent) > 0)
-        link = &parent->right;
-    else if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent, &link))
+    if (hint->after_last && (!(parent = rb_last(&st->tree)) ||
+                             entry_key_cmp(&key, parent) > 0)) {
+        link = parent ? &parent->right : &st->tree.root;
+    } else if (!hint->parent && store_pending_push(st, e)) {
+        /* A lone walk (no look-ahead walked its way, which would have
+         * left the path in the cache) waits for others', to go side by
+         * side (store_pending.c); the index holds it meanwhile. */
+        sindex_insert(&st->index, e, h);
+        goto settle;
+    } else if (rb_find_slot(&st->tree, &key, entry_key_cmp, &parent,
+                            &link)) {
         return -EEXIST;
+    }
 found:
     race_window(st);
     rb_link_node(&e->node, parent, link);
     rb_insert_color(&st->tree, &e->node);
     sindex_insert(&st->index, e, h);
+settle:
+    /* The index off (it could not grow) finds nobody pending: link now. */
+    if (st->npending == STORE_PENDING_MAX ||
+        (st->npending && !sindex_on(&st->index)))
+        store_settle_locked(st);
     return 0;
 }
 
@@ -128,6 +146,7 @@ found:
 static struct entry *lookup(const struct store *st,
                             const struct entry_key *key, uint64_t *h)
 {
+    assert(sindex_on(&st->index) || !st->npending);    /* add_locked */
     if (sindex_on(&st->index)) {
         if (!*h)
             *h = sindex_hash(&st->index, key->last, key->first);
@@ -145,8 +164,10 @@ static int delete_locked(struct store *st, struct store_mutation *m)
     if (!e)
         return -ENOENT;
     race_window(st);
-    rb_erase(&st->tree, &e->node);
-    st->erases++;
+    if (!store_pending_drop(st, e)) {
+        rb_erase(&st->tree, &e->node);
+        st->erases++;
+    }
     sindex_remove(&st->index, e, h);
     m->removed = e;
     return 0;
@@ -175,7 +196,7 @@ int store_apply_locked(struct store *st, struct store_mutation *m)
         if (st->journal)                /* a memcpy, in tree order */
             m->seq = journal_append_locked(st->journal, m, &m->compact_due);
         st->version++;
-        atomic_store_explicit(&st->entries, st->tree.count,
+        atomic_store_explicit(&st->entries, st->tree.count + st->npending,
                               memory_order_relaxed);
     }
     return rc;
@@ -204,7 +225,7 @@ const struct entry *store_find_locked(const struct store *st,
 size_t store_count_locked(const struct store *st)
 {
     STORE_ASSERT_HELD(st);
-    return st->tree.count;
+    return st->tree.count + st->npending;
 }
 
 void store_reserve_locked(struct store *st, size_t n)
@@ -213,21 +234,28 @@ void store_reserve_locked(struct store *st, size_t n)
     sindex_reserve(&st->index, n);
 }
 
-/* The index holds exactly the tree's entries: as many, and each found by
- * its name. */
+static int indexed(const struct store *st, const struct entry *e)
+{
+    struct entry_key k = { .last = entry_last(e), .first = entry_first(e) };
+
+    return sindex_find(&st->index, &k,
+                       sindex_hash(&st->index, k.last, k.first)) == e;
+}
+
+/* The index holds exactly the tree's entries and the pending ones: as
+ * many, and each found by its name. Nobody is pending without it. */
 static const char *index_check(const struct store *st)
 {
     if (!sindex_on(&st->index))
-        return NULL;
-    if (st->index.count != st->tree.count)
+        return st->npending ? "people pending without the name index" : NULL;
+    if (st->index.count != st->tree.count + st->npending)
         return "the name index does not count as many people as the tree";
-    for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
-        struct entry *e = RB_ENTRY(n, struct entry, node);
-        struct entry_key k = { .last = entry_last(e), .first = entry_first(e) };
-        if (sindex_find(&st->index, &k,
-                        sindex_hash(&st->index, k.last, k.first)) != e)
+    for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n))
+        if (!indexed(st, RB_ENTRY(n, struct entry, node)))
             return "a person in the tree is missing from the name index";
-    }
+    for (unsigned i = 0; i < st->npending; i++)
+        if (!indexed(st, st->pending[i]))
+            return "a pending person is missing from the name index";
     return NULL;
 }
 
@@ -238,16 +266,17 @@ const char *store_check_locked(const struct store *st)
     return why ? why : index_check(st);
 }
 
-int store_foreach_locked(const struct store *st,
+int store_foreach_locked(struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg)
 {
     /* In nolock a race can link the tree into a cycle: a walk that meets
      * more nodes than the tree could hold stops (-ELOOP), so a PRINT ends
      * instead of streaming for ever. In the locked modes it never does. */
+    STORE_ASSERT_HELD(st);
+    store_settle_locked(st);
     size_t left = 2 * st->tree.count + RB_MAX_DEPTH;
 
-    STORE_ASSERT_HELD(st);
     for (struct rb_node *n = rb_first(&st->tree); n; n = rb_next(n)) {
         if (left-- == 0)
             return -ELOOP;

@@ -104,6 +104,9 @@ enum store_lock_order {
 #define STORE_PASS_BUDGET_NS (100 * 1000)
 #endif
 
+/* How many ADDs wait to be linked into the tree together. */
+#define STORE_PENDING_MAX 8
+
 struct store {
     /* The store lock guards tree, version, the caches below and every entry
      * linked into the tree. When it is taken and for how long is the
@@ -138,6 +141,11 @@ struct store {
     const struct lock_policy *policy;   /* set once by store_init */
 
     struct rb_tree tree;        /* protected by the store lock */
+    /* ADDs in the index but not linked into the tree yet, linked together
+     * when there are STORE_PENDING_MAX or a reader of the tree's order
+     * comes (store_pending.c); protected by the store lock. */
+    struct entry *pending[STORE_PENDING_MAX];
+    unsigned npending;
     struct store_index index;   /* the tree's people by name, for FIND,
                                    DELETE and ADD's duplicate check; off
                                    when the policy's hash_index is 0
@@ -360,13 +368,30 @@ int store_prefetch_parse_more(const struct store *st,
                               size_t len, int make);
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
+/* Links every pending ADD into the tree (store_pending.c): before a walk
+ * of the tree itself rather than by store_foreach_locked, which settles
+ * first. */
+void store_settle_locked(struct store *st);
+/* store.c's: where key goes by hint, when the hint is still right (its
+ * parent not freed since, that side empty, key between the parent and
+ * its neighbour on that side), else NULL. */
+struct rb_node **store_hinted_link(const struct store *st,
+                                   const struct store_slot_hint *hint,
+                                   const struct entry_key *key);
+/* store.c's: e goes on the pending list and returns 1, or 0 when it must
+ * be linked now (no index, or the race window set); the list has room. */
+int store_pending_push(struct store *st, struct entry *e);
+/* Takes e off the pending list: 1, or 0 when it was not on it. */
+int store_pending_drop(struct store *st, const struct entry *e);
+
 /* NULL when every tree invariant holds, else the broken one's name. */
 const char *store_check_locked(const struct store *st);
 
-/* Calls fn on every entry in tree order; stops early when fn returns
- * non-zero and returns that value, else 0; -ELOOP when the walk meets more
- * nodes than the tree can hold (a cycle: nolock's races only). */
-int store_foreach_locked(const struct store *st,
+/* Calls fn on every entry in tree order, pending ADDs settled first;
+ * stops early when fn returns non-zero and returns that value, else 0;
+ * -ELOOP when the walk meets more nodes than the tree can hold (a cycle:
+ * nolock's races only). */
+int store_foreach_locked(struct store *st,
                          int (*fn)(const struct entry *e, void *arg),
                          void *arg);
 

@@ -152,6 +152,7 @@ static int draw(struct session *s, int depth, struct rb_dot_snapshot *snap,
     if (cmd_store_enter(s, STORE_READ))
         return 1;
     STORE_ASSERT_HELD(s->store);
+    store_settle_locked(s->store);      /* the pending ADDs drawn too */
     rc = rb_dot_snapshot_take(&s->store->tree, &d, snap);
     cmd_store_leave(s, STORE_READ);
 

@@ -218,6 +218,7 @@ START_TEST(test_store_foreach_stops_on_a_cycle)
     ck_assert_int_eq(add(new_entry("a", "a", 1, "123-45-6789")), 0);
     ck_assert_int_eq(add(new_entry("b", "b", 1, "123-45-6789")), 0);
     ck_assert_int_eq(add(new_entry("c", "c", 1, "123-45-6789")), 0);
+    store_settle_locked(&st);           /* in the tree, to be broken */
     struct rb_node *last = rb_last(&st.tree);
     last->right = st.tree.root;         /* rb_next(last) starts over */
     ck_assert_int_eq(store_foreach_locked(&st, count_one, &calls), -ELOOP);
@@ -234,6 +235,7 @@ START_TEST(test_store_check_reports_corruption)
     ck_assert_int_eq(add(new_entry("a", "a", 1, "123-45-6789")), 0);
     ck_assert_int_eq(add(new_entry("b", "b", 1, "123-45-6789")), 0);
     ck_assert_ptr_null(store_check_locked(&st));
+    store_settle_locked(&st);           /* in the tree, to be broken */
     st.tree.root->red = 1;
     ck_assert_str_eq(store_check_locked(&st), "root is red");
     st.tree.root->red = 0;

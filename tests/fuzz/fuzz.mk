@@ -46,7 +46,8 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
     server/metrics.c server/print.c server/server.c server/session.c \
     server/session_bufs.c server/session_life.c server/session_park.c \
     server/source.c server/stats.c server/store.c server/store_index.c server/store_lock.c \
-    server/store_lock_figures.c server/store_prefetch.c server/trace.c \
+    server/store_lock_figures.c server/store_pending.c \
+    server/store_prefetch.c server/trace.c \
     server/trace_cmd.c server/trace_figures.c server/trace_json.c \
     server/tree.c \
     server/journal/journal.c server/journal/journal_append.c \

@@ -168,6 +168,12 @@ static size_t check_people_locked(const struct run *run,
     if (broken)
         fprintf(stderr, "fuzz: store_check_locked: %s\n", broken);
     FUZZ_CHECK(broken == NULL, "the tree and its index are consistent");
+    /* What follows walks the tree's order: the ADDs pending a link go in
+     * first, as for every reader of it (store_pending.c), and then the
+     * tree alone must still be consistent. */
+    store_settle_locked(st);
+    FUZZ_CHECK(st->npending == 0 && store_check_locked(st) == NULL,
+               "the pending ADDs settle into a consistent tree");
 
     size_t count = store_count_locked(st), i = 0;
     if (!run->client.failed) {
