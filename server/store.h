@@ -109,14 +109,14 @@ enum store_lock_order {
 
 struct store {
     /* The store lock guards tree, version, the caches below and every entry
-     * linked into the tree. When it is taken and for how long is the
-     * policy's choice; in what order, store_set_lock_order's. handoff, a
-     * short-held (adaptive) mutex, guards only the lock's own state: held,
-     * the waiter queue and the tickets. In the fifo order held stays 1 while
-     * anyone is queued (store_unlock hands over without clearing it), so
-     * held == 0 means free with nobody waiting; in the others held may be
-     * 0 with threads queued (store_lock.c says what that buys and
-     * costs). */
+     * linked into the tree or pending a link. When it is taken and for how
+     * long is the policy's choice; in what order, store_set_lock_order's.
+     * handoff, a short-held (adaptive) mutex, guards only the lock's own
+     * state: held, the waiter queue and the tickets. In the fifo order held
+     * stays 1 while anyone is queued (store_unlock hands over without
+     * clearing it), so held == 0 means free with nobody waiting; in the
+     * others held may be 0 with threads queued (store_lock.c says what
+     * that buys and costs). */
     pthread_mutex_t handoff;
     atomic_int held;            /* written under handoff; store_lock's
                                    spin also reads it without handoff, as
@@ -368,9 +368,9 @@ int store_prefetch_parse_more(const struct store *st,
                               size_t len, int make);
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
-/* Links every pending ADD into the tree (store_pending.c): before a walk
- * of the tree itself rather than by store_foreach_locked, which settles
- * first. */
+/* Links every pending ADD into the tree (store_pending.c), for a walk of
+ * the tree itself (TREE, the tests); store_foreach_locked settles first.
+ * A reader's hold may settle: every policy's hold is exclusive. */
 void store_settle_locked(struct store *st);
 /* store.c's: where key goes by hint, when the hint is still right (its
  * parent not freed since, that side empty, key between the parent and
@@ -378,8 +378,9 @@ void store_settle_locked(struct store *st);
 struct rb_node **store_hinted_link(const struct store *st,
                                    const struct store_slot_hint *hint,
                                    const struct entry_key *key);
-/* store.c's: e goes on the pending list and returns 1, or 0 when it must
- * be linked now (no index, or the race window set); the list has room. */
+/* add_locked's: e goes on the pending list and returns 1, or 0 when it
+ * must be linked now (no index, or the race window set); the list has
+ * room. */
 int store_pending_push(struct store *st, struct entry *e);
 /* Takes e off the pending list: 1, or 0 when it was not on it. */
 int store_pending_drop(struct store *st, const struct entry *e);

@@ -5,8 +5,10 @@
  * look-ahead does (store_prefetch.c). Until then the name index answers
  * for a pending person (FIND, DELETE, ADD's duplicate check), and every
  * reader of the tree's order settles first (store_settle_locked): PRINT,
- * DIGEST, COMPACT's snapshot, TREE. Only while the index is on and no
- * race window is set (nolock and the race lab link at once).
+ * DIGEST, COMPACT's snapshot, TREE: a reader's hold may change the
+ * tree, which every policy's hold allows (one exclusive lock,
+ * lockmode.c). Only while the index is on and no race window is set
+ * (nolock and the race lab link at once).
  */
 #include <assert.h>
 #include "lockmode.h"
