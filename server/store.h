@@ -198,7 +198,8 @@ struct store_slot_hint {
     int after_last;             /* the key likely sorts after everyone's
                                    (a compacted journal's replay adds in
                                    order): try right of the last node
-                                   before a walk */
+                                   before a walk, and never wait to link
+                                   (store_pending.c) */
     unsigned long erases;       /* st->erases when it was found */
     uint64_t hash;              /* the names' sindex_hash (0: not known) */
 };

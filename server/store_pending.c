@@ -8,7 +8,7 @@
  * DIGEST, COMPACT's snapshot, TREE: a reader's hold may change the
  * tree, which every policy's hold allows (one exclusive lock,
  * lockmode.c). Only while the index is on and no race window is set
- * (nolock and the race lab link at once).
+ * (nolock and the race lab link at once), and not in a journal's replay.
  */
 #include <assert.h>
 #include "lockmode.h"
