@@ -321,7 +321,6 @@ struct store_prefetch_key {
     char last[ENTRY_NAME_MAX + 1];      /* copied from the input */
     char first[ENTRY_NAME_MAX + 1];
     uint64_t h;                 /* its hash in the index */
-    const struct rb_node *at;   /* where its walk is; NULL: done */
     struct store_slot_hint slot;    /* an ADD walked to its empty place:
                                        parent set (else NULL) */
 };
@@ -369,6 +368,21 @@ int store_prefetch_parse_more(const struct store *st,
                               size_t len, int make);
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf);
 
+/* One of several walks down the tree made side by side
+ * (store_walk_side_by_side): its key, where it is (NULL: done), and where
+ * the empty place it ends at is written (slot's parent and left; parent
+ * stays as it was when the walk meets an equal key). */
+struct store_walk {
+    struct entry_key key;
+    const struct rb_node *at;
+    struct store_slot_hint *slot;
+};
+/* Walks levels [from, to) of the n walks, one level of each in turn,
+ * asking for each next node before comparing the next walk's key, so
+ * that their cache misses overlap (store_prefetch.c). Reads the tree
+ * only; the store is held. */
+void store_walk_side_by_side(struct store_walk *w, int n, int from, int to);
+
 /* Links every pending ADD into the tree (store_pending.c), for a walk of
  * the tree itself (TREE, the tests); store_foreach_locked settles first.
  * A reader's hold may settle: every policy's hold is exclusive. */
@@ -379,10 +393,11 @@ void store_settle_locked(struct store *st);
 struct rb_node **store_hinted_link(const struct store *st,
                                    const struct store_slot_hint *hint,
                                    const struct entry_key *key);
-/* add_locked's: e goes on the pending list and returns 1, or 0 when it
- * must be linked now (no index, or the race window set); the list has
- * room. */
-int store_pending_push(struct store *st, struct entry *e);
+/* add_locked's, for an ADD the index does not refuse and hint does not
+ * place: e goes on the pending list and returns 1, or 0 when it must be
+ * linked now (store_pending.c says when); the list has room. */
+int store_pending_push(struct store *st, struct entry *e,
+                       const struct store_slot_hint *hint);
 /* Takes e off the pending list: 1, or 0 when it was not on it. */
 int store_pending_drop(struct store *st, const struct entry *e);
 

@@ -105,29 +105,26 @@ static void fetch_node(const struct rb_node *n)
     __builtin_prefetch(e->names);
 }
 
-/* Walks levels [from, to) of the nk walks, until none goes on. */
-static void walk_side_by_side(struct store_prefetch_key *k, int nk, int from,
-                             int to)
+void store_walk_side_by_side(struct store_walk *w, int n, int from, int to)
 {
-    int live = nk;
+    int live = n;
 
     for (int level = from; level < to && live; level++) {
         live = 0;
-        for (int i = 0; i < nk; i++) {
-            const struct rb_node *n = k[i].at;
-            if (!n)
+        for (int i = 0; i < n; i++) {
+            const struct rb_node *at = w[i].at;
+            if (!at)
                 continue;
-            const struct entry_key key = { k[i].last, k[i].first };
-            int c = entry_key_cmp(&key, n);
-            const struct rb_node *child = c < 0 ? n->left
-                                        : c > 0 ? n->right : NULL;
-            k[i].at = child;
+            int c = entry_key_cmp(&w[i].key, at);
+            const struct rb_node *child = c < 0 ? at->left
+                                        : c > 0 ? at->right : NULL;
+            w[i].at = child;
             if (child) {
                 fetch_node(child);
                 live++;
             } else if (c) {             /* its empty place, for add_locked */
-                k[i].slot.parent = (struct rb_node *)n;
-                k[i].slot.left = c < 0;
+                w[i].slot->parent = (struct rb_node *)at;
+                w[i].slot->left = c < 0;
             }
         }
     }
@@ -179,29 +176,32 @@ int store_prefetch_parse_more(const struct store *st,
 int store_prefetch_locked(const struct store *st, struct store_prefetch *pf)
 {
     struct store_prefetch_key *k = pf->k;
+    struct store_walk w[STORE_PREFETCH_MAX];
 
     if (!sindex_on(&st->index))
         return 0;
     for (int i = 0; i < pf->n; i++) {
         sindex_prefetch(&st->index, k[i].h);
-        k[i].at = i < pf->nwalk ? st->tree.root : NULL;
         k[i].slot.parent = NULL;
         k[i].slot.erases = st->erases;
     }
+    for (int i = 0; i < pf->nwalk; i++)
+        w[i] = (struct store_walk){ { k[i].last, k[i].first },
+                                    st->tree.root, &k[i].slot };
     if (pf->nwalk > 1)
-        walk_side_by_side(k, pf->nwalk, 0, WALK_BEFORE_INDEX);
+        store_walk_side_by_side(w, pf->nwalk, 0, WALK_BEFORE_INDEX);
     /* The slots have come in meanwhile: the entries they point to, and an
      * ADD of a name the index holds walks no further (it is refused). */
     for (int i = 0; i < pf->n; i++)
         sindex_prefetch_entry(&st->index, k[i].h);
     int walkers = 0;
     for (int i = 0; i < pf->nwalk; i++) {
-        const struct entry_key key = { k[i].last, k[i].first };
-        if (k[i].at && sindex_find(&st->index, &key, k[i].h))
-            k[i].at = NULL;
-        walkers += k[i].at != NULL;
+        if (w[i].at && sindex_find(&st->index, &w[i].key, k[i].h))
+            w[i].at = NULL;
+        walkers += w[i].at != NULL;
     }
     if (pf->nwalk > 1 && walkers)
-        walk_side_by_side(k, pf->nwalk, WALK_BEFORE_INDEX, RB_MAX_DEPTH);
+        store_walk_side_by_side(w, pf->nwalk, WALK_BEFORE_INDEX,
+                                RB_MAX_DEPTH);
     return walkers;
 }

@@ -105,7 +105,9 @@ START_TEST(test_pending_not_with_race_window)
 }
 END_TEST
 
-/* nolock keeps no index: nothing could find a pending ADD. */
+/* nolock keeps no index, where nothing could find a pending ADD: nobody
+ * is left pending after an ADD (store_pending_push refuses it, and were
+ * it not to, add_locked's rule for the index off links it at once). */
 START_TEST(test_pending_never_in_nolock)
 {
     store_destroy(&st);
