@@ -11,6 +11,8 @@
 
 #define FDS_RESERVED  32        /* descriptors kept for everything but
                                    clients: listener, log, libevent, stdio */
+#define FDS_A_WORKER  5         /* an event worker's: its event_base's
+                                   epoll, eventfd and pipe, its io_uring */
 
 /* How many connections may be on their way out at once for m clients
  * (lingering after QUIT, or leaving before their Bye: conns_leaving): an
@@ -35,7 +37,9 @@ int limits_fit_fds(void)
      * many descriptors more, which its clients can never take from the
      * main port's. */
     rlim_t reserved = FDS_RESERVED +
-                      (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0);
+                      (srv.opt.metrics_port >= 0 ? METRICS_CONNS_MAX : 0) +
+                      (srv.opt.io_events ? (rlim_t)srv.opt.workers *
+                                           FDS_A_WORKER : 0);
     rlim_t want = (rlim_t)(srv.opt.max_clients +
                            linger_max(srv.opt.max_clients)) + reserved;
 

@@ -92,6 +92,11 @@ static void usage(FILE *f, const struct lock_policy *policy)
 "                         instead of preempting it, even inside the store\n"
 "                         lock) or normal (the kernel's default); refused\n"
 "                         with --io events\n"
+"      --uring on|off     on (default): an event worker makes the reads of\n"
+"                         a poll's connections, and the sends of their\n"
+"                         replies, in one io_uring_enter each (one system\n"
+"                         call a connection when the kernel has no\n"
+"                         io_uring); refused with --io threads\n"
 "      --workers N        worker threads for --io events (default: the\n"
 "                         number of CPUs less one, at least 1); refused\n"
 "                         with --io threads\n"
@@ -205,7 +210,7 @@ static size_t bytes(const char *opt, const char *s, unsigned long long min)
 enum {
     OPT_RACE = 256, OPT_STDIN, OPT_LOGFILE, OPT_MAXOUT, OPT_TIMEOUT,
     OPT_WTIMEOUT, OPT_PASSFILE, OPT_UNPROTECTED, OPT_IO, OPT_WORKERS,
-    OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER, OPT_SCHED,
+    OPT_BATCH, OPT_UNFAIR, OPT_LOCKORDER, OPT_SCHED, OPT_URING,
     OPT_JOURNAL, OPT_FSYNC, OPT_JTRUNCATE, OPT_JWAKE, OPT_JCOMPACT,
     OPT_METRICS, OPT_TRACE, OPT_TRACE_FILE, OPT_MAXOUT_TOTAL, OPT_GRACE,
     OPT_MAXUNAUTH, OPT_KEEPALIVE, OPT_COREDUMPS,
@@ -231,6 +236,7 @@ static const struct option longopts[] = {
     { "unfair-lock",   no_argument,       NULL, OPT_UNFAIR },
     { "lock-order",    required_argument, NULL, OPT_LOCKORDER },
     { "sched",         required_argument, NULL, OPT_SCHED },
+    { "uring",         required_argument, NULL, OPT_URING },
     { "journal",       required_argument, NULL, OPT_JOURNAL },
     { "fsync",         required_argument, NULL, OPT_FSYNC },
     { "journal-truncate", no_argument,    NULL, OPT_JTRUNCATE },
@@ -259,6 +265,7 @@ static void set_defaults(struct options *opt)
     opt->write_timeout_s = SSN_DEFAULT_WRITE_TIMEOUT;
     opt->batch = SSN_DEFAULT_BATCH;
     opt->sched_batch = 1;
+    opt->uring = 1;
     opt->max_output_total = (size_t)-1;     /* budget_default, once parsed */
     opt->login_grace_s = SSN_DEFAULT_LOGIN_GRACE;
     opt->tcp_keepalive_s = SSN_DEFAULT_KEEPALIVE;
@@ -344,6 +351,12 @@ static void apply(int c, struct options *opt, const struct lock_policy *policy)
             bad_value("--sched", optarg, "is not a policy (batch or normal)");
         opt->sched_batch = strcmp(optarg, "batch") == 0;
         opt->sched_given = 1;
+        break;
+    case OPT_URING:
+        if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+            bad_value("--uring", optarg, "is not on or off");
+        opt->uring = strcmp(optarg, "on") == 0;
+        opt->uring_given = 1;
         break;
     case OPT_BATCH:
         opt->batch = (int)number("--batch", optarg, 1, 1024);
@@ -465,6 +478,11 @@ void options_parse(int argc, char **argv, struct options *opt,
     if (opt->sched_given && opt->io_events) {
         fprintf(stderr, "%s: --sched works only with --io threads (event "
                 "workers keep the kernel's policy)\n", prog);
+        exit(2);
+    }
+    if (opt->uring_given && !opt->io_events) {
+        fprintf(stderr, "%s: --uring works only with --io events (a thread "
+                "per connection makes its own calls)\n", prog);
         exit(2);
     }
     if (opt->workers_given && !opt->io_events) {

@@ -26,6 +26,14 @@ const char *server_sched_name(void)
            ? "batch" : "normal";
 }
 
+const char *server_uring_name(void)
+{
+    if (!srv.opt.io_events || !srv.opt.uring)
+        return "off";
+    return atomic_load_explicit(&srv.uring_workers, memory_order_relaxed)
+           ? "on" : "unavailable";
+}
+
 int server_password_ok(struct digest *d, const void *secret, size_t len)
 {
     char hex[DIGEST_HEX_LEN + 1];

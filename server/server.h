@@ -64,8 +64,11 @@ struct options {
     int lock_order;             /* --lock-order: enum store_lock_order */
     int sched_batch;            /* --sched batch: session threads of --io
                                    threads run as SCHED_BATCH */
-    int sched_given, workers_given; /* so that the other model refuses
-                                       them rather than ignore them */
+    int uring;                  /* --uring on: event workers batch their
+                                   socket calls through io_uring */
+    int sched_given, workers_given, uring_given; /* so that the other
+                                       model refuses them rather than
+                                       ignore them */
     const char *journal;        /* --journal FILE; NULL: none */
     int fsync;                  /* --fsync, an enum journal_fsync */
     int journal_truncate;       /* --journal-truncate */
@@ -163,6 +166,9 @@ struct server {
 
     atomic_int stopping;        /* shutting down: sessions end quietly */
     atomic_int sched_refused;   /* --sched batch: the kernel said no */
+    atomic_int uring_workers;   /* event workers with an io_uring */
+    atomic_ullong uring_calls;  /* recv and send calls they made in */
+    atomic_ullong uring_enters; /* ... so many io_uring_enter(2)s */
 
     pthread_mutex_t conns_lock;
     pthread_cond_t conns_empty; /* signalled when the list empties */
@@ -184,6 +190,11 @@ long server_uptime(void);
 /* How the session threads are scheduled, as STATS and /metrics say it:
  * "batch" (--io threads with --sched batch) or "normal". */
 const char *server_sched_name(void);
+
+/* Whether the event workers batch their socket calls, as STATS says it:
+ * "on", "off" (--uring off, or --io threads) or "unavailable" (the
+ * kernel would not give a worker a ring; the log says why, once). */
+const char *server_uring_name(void);
 
 /* 1 when the len bytes at secret are the --password-file password: AUTH's
  * check and /metrics'. Compares SHA-256 digests with CRYPTO_memcmp, so its

@@ -65,7 +65,7 @@ static void measure(struct session *s, enum proto_cmd cmd, uint64_t ns)
 
 /* ---- the one way out ---------------------------------------------------- */
 
-static void send_failed(struct session *s, int rc)
+void session_send_failed(struct session *s, int rc)
 {
     s->ending = 1;
     s->send_error = rc;
@@ -87,7 +87,7 @@ static int emit(struct session *s, const void *data, size_t len)
     trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
-        send_failed(s, rc);
+        session_send_failed(s, rc);
     return rc;
 }
 
@@ -103,7 +103,7 @@ static int emit_listing(struct session *s, struct listing *l)
     trace_end(TRACE_SEND, t, (uint32_t)len);
     s->journal_seq = 0;
     if (rc)
-        send_failed(s, rc);
+        session_send_failed(s, rc);
     return rc;
 }
 
@@ -135,7 +135,7 @@ int reply_send_locked(struct session *s)
     s->out.len = 0;
     s->reply_mark = 0;
     if (rc)
-        send_failed(s, rc);
+        session_send_failed(s, rc);
     return rc;
 }
 
@@ -430,7 +430,8 @@ int session_received_slice(struct session *s, size_t n, uint64_t budget_ns,
 }
 
 void session_round(struct session *const *s, int n, uint64_t budget_ns,
-                   void (*done)(int i, int more, void *arg), void *arg)
+                   void (*done)(int i, int more, void *arg),
+                   void (*group)(void *arg), void *arg)
 {
     int more[SESSION_ROUND_MAX], sent = 0;
     struct store_kept kept;     /* on the event worker's stack */
@@ -440,14 +441,22 @@ void session_round(struct session *const *s, int n, uint64_t budget_ns,
     for (int i = 0; i < n; i++) {
         cmd_round_at(i);
         session_received_slice(s[i], 0, budget_ns, &more[i]);
-        if (!cmd_round_holding())       /* those answered need not wait
-                                           for the next hold's */
+        if (!cmd_round_holding() && sent <= i) {   /* those answered
+                                           need not wait for the next
+                                           hold's */
             for (; sent <= i; sent++)
                 done(sent, more[sent], arg);
+            if (group)
+                group(arg);
+        }
     }
     cmd_round_end();
-    for (; sent < n; sent++)
-        done(sent, more[sent], arg);
+    if (sent < n) {
+        for (; sent < n; sent++)
+            done(sent, more[sent], arg);
+        if (group)
+            group(arg);
+    }
 }
 
 int session_input(struct session *s, const void *data, size_t len)

@@ -308,10 +308,17 @@ void session_received_bytes(struct session *s, size_t n);
  * called for each session in order once the hold that answered it has
  * ended, with no store lock held: the driver sends its replies there
  * (session_flush) and may end session i's connection, never another's.
- * more is session_received_slice's. */
+ * more is session_received_slice's. group(arg), when not NULL, follows
+ * each run of done calls, before the next hold: what the driver gathered
+ * from them may leave together there. */
 #define SESSION_ROUND_MAX 64
 void session_round(struct session *const *s, int n, uint64_t budget_ns,
-                   void (*done)(int i, int more, void *arg), void *arg);
+                   void (*done)(int i, int more, void *arg),
+                   void (*group)(void *arg), void *arg);
+
+/* The driver could not send what the session gave it (rc: -errno): the
+ * session ends, as when its send hook fails at once. */
+void session_send_failed(struct session *s, int rc);
 
 /* Copies data in and answers as session_received does, as often as the
  * input buffer needs (for tests and drivers without a buffer of their own).

@@ -152,6 +152,9 @@ static int server_lines(char *buf, size_t cap, const struct store *st,
         "lock_fair %d\n"
         "lock_order %s\n"
         "sched %s\n"
+        "uring %s\n"
+        "uring_calls %llu\n"
+        "uring_enters %llu\n"
         "max_clients %ld\n"
         "max_output %zu\n"
         "timeout %ld\n"
@@ -174,7 +177,8 @@ static int server_lines(char *buf, size_t cap, const struct store *st,
         srv.opt.io_events ? srv.opt.workers : 0, srv.opt.batch,
         srv.opt.lock_order != STORE_LOCK_UNFAIR,
         store_lock_order_name((enum store_lock_order)srv.opt.lock_order),
-        server_sched_name(),
+        server_sched_name(), server_uring_name(),
+        atomic_load(&srv.uring_calls), atomic_load(&srv.uring_enters),
         srv.opt.max_clients,
         srv.opt.max_output, srv.opt.idle_timeout_s, srv.opt.write_timeout_s,
         atomic_load(&srv.clients_output_limited),

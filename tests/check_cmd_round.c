@@ -119,7 +119,7 @@ static uint64_t run_round_sending(int n, int sends)
     rd.sends = sends;
     for (int i = 0; i < n; i++)
         rd.had[i] = sinks[i].len;
-    session_round(ss, n, 0, round_done, NULL);
+    session_round(ss, n, 0, round_done, NULL, NULL);
     ck_assert(!store_lock_owned(&st));
     ck_assert_int_eq(rd.ndone, n);
     for (int i = 0; i < n; i++)

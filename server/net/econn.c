@@ -211,6 +211,8 @@ void econn_settle(struct econn *c, int more)
 
     assert(s);                          /* parked only where it waits for
                                            bytes (rest) */
+    if (c->batched)
+        econn_batch_out(c);             /* its copied reply first */
     int rc = c->hold_seq ? hold_over(c) : 0;
 
     if (rc == -EAGAIN)
@@ -276,6 +278,18 @@ static void serve(struct econn *c, size_t n)
     econn_settle(c, more);
 }
 
+void econn_received(struct econn *c, ssize_t n)
+{
+    if (n == -EAGAIN || n == -EINTR) {
+        events_round_forget(c);
+        rest(c);                        /* nothing came after all */
+    } else if (n <= 0) {
+        econn_close(c);
+    } else {
+        session_received_bytes(c->conn.session, (size_t)n);
+    }
+}
+
 /* Complete requests may wait in the input buffer. */
 int econn_input_left(const struct econn *c)
 {
@@ -326,6 +340,11 @@ static void on_read(evutil_socket_t fd, short what, void *arg)
                                                            buffers */
     if (!p) {
         econn_close(c);                 /* no memory for them */
+        return;
+    }
+    if (s->batch_max > 0 && events_batch(c->w)) {
+        c->unread = 1;                  /* read with the pass's others, */
+        events_round_add(c);            /* then answered with them */
         return;
     }
     ssize_t n = recv(fd, p, room, MSG_DONTWAIT);

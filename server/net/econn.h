@@ -77,6 +77,10 @@ struct econn {
                                    is in none */
     struct econn **round_pp;    /* ... the pointer to c in it, NULL when c
                                    is in none: its bytes unanswered */
+    int unread;                 /* in the round, its recv still to be made
+                                   with the pass's others (econn_batch.c) */
+    int batched;                /* its reply run in the worker's batch is
+                                   entry batched - 1; 0: none */
 };
 
 struct session_io;
@@ -152,6 +156,37 @@ void econn_settle(struct econn *c, int more);
  * events_round_forget takes c out of it (econn_close). */
 void events_round_add(struct econn *c);
 void events_round_forget(struct econn *c);
+
+/* econn_batch.c: a worker's batched socket calls (its thread only).
+ * new: NULL when the kernel offers no io_uring (told once in the log).
+ * recv: makes the recv of every connection of the round that is unread,
+ * all together, and hands each result to econn_received. collect: while
+ * on, take copies a reply that may leave at once (1) instead of sending
+ * it, at most one run a connection; send sends those copied, together
+ * (what a socket does not take is queued, econn_queue_rest). out: c's
+ * copied run leaves now (before anything else of c's). forget: c closes,
+ * its copied run never leaves. */
+struct econn_batch;
+struct econn_batch *econn_batch_new(void);
+void econn_batch_free(struct econn_batch *b);
+void econn_batch_recv(struct econn_batch *b, struct econn *const *round);
+void econn_batch_collect(struct econn_batch *b, int on);
+int econn_batch_take(struct econn *c, const void *data, size_t len);
+void econn_batch_send(struct econn_batch *b);
+void econn_batch_out(struct econn *c);
+void econn_batch_forget(struct econn *c);
+
+/* events.c: w's batch, NULL when it has none (no io_uring, --uring off). */
+struct econn_batch *events_batch(struct worker *w);
+
+/* econn.c: c's batched recv returned n (bytes, 0 at the end, -errno):
+ * the bytes are buffered for the round, or c rests (-EAGAIN) or closes
+ * (taken out of the round either way). */
+void econn_received(struct econn *c, ssize_t n);
+
+/* econn_send.c: len bytes of a reply that were to leave at once and did
+ * not all go: queued, within --max-output. 0 or -errno. */
+int econn_queue_rest(struct econn *c, const void *data, size_t len);
 
 /* econn_round.c: answers a round's connections (linked by round_next)
  * under shared holds of the store lock, then sends their replies. */

@@ -54,6 +54,7 @@ void econn_close(struct econn *c)
     close(c->conn.fd);
     events_round_forget(c);
     events_hold_forget(c);
+    econn_batch_forget(c);
     events_forget(c);
     free(c);
 }

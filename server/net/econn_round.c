@@ -10,37 +10,70 @@
  * serve() sends them (econn_settle) once the hold that answered them is
  * over, before the next one begins.
  */
+#include <assert.h>
 #include "econn.h"
 #include "session.h"
 
-/* As serve() ends: the replies leave, c settles (and may be closed and
- * freed). */
+struct round {
+    struct econn *c[SESSION_ROUND_MAX];
+    int more[SESSION_ROUND_MAX];
+    int first, last;                /* [first, last): flushed, to settle */
+    struct econn_batch *b;          /* NULL: each sends at once */
+};
+
+/* As serve() ends: the replies leave (or, with a batch, are copied to go
+ * with the group's others), and c settles (it may be closed and freed). */
 static void send_out(int i, int more, void *arg)
 {
-    struct econn **c = arg;
+    struct round *r = arg;
 
-    session_flush(c[i]->conn.session);
-    econn_settle(c[i], more);
+    session_flush(r->c[i]->conn.session);
+    if (!r->b) {
+        econn_settle(r->c[i], more);
+        return;
+    }
+    r->more[i] = more;
+    r->last = i + 1;
+}
+
+/* A group's replies leave together, then each connection settles. */
+static void group_out(void *arg)
+{
+    struct round *r = arg;
+
+    if (!r->b)
+        return;
+    econn_batch_send(r->b);
+    for (; r->first < r->last; r->first++)
+        econn_settle(r->c[r->first], r->more[r->first]);
 }
 
 void econn_round_run(struct econn *list)
 {
-    struct econn *c[SESSION_ROUND_MAX];
+    struct round r;
     struct session *s[SESSION_ROUND_MAX];
 
     /* Out of the round first, all of them: only its own settle closes a
      * connection, and none may then be left on a list. */
-    for (struct econn *k = list; k; k = k->round_next)
+    for (struct econn *k = list; k; k = k->round_next) {
+        assert(!k->unread);
         k->round_pp = NULL;
+    }
+    r.b = list ? events_batch(list->w) : NULL;
+    if (r.b)
+        econn_batch_collect(r.b, 1);
     while (list) {
         int n = 0;
         while (list && n < SESSION_ROUND_MAX) {
-            c[n] = list;
+            r.c[n] = list;
             list = list->round_next;
-            c[n]->round_next = NULL;
-            s[n] = c[n]->conn.session;
+            r.c[n]->round_next = NULL;
+            s[n] = r.c[n]->conn.session;
             n++;
         }
-        session_round(s, n, ECONN_SLICE_NS, send_out, c);
+        r.first = r.last = 0;
+        session_round(s, n, ECONN_SLICE_NS, send_out, group_out, &r);
     }
+    if (r.b)
+        econn_batch_collect(r.b, 0);
 }

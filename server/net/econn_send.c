@@ -46,7 +46,7 @@ static int econn_send_locked(void *arg, const void *data, size_t len)
     struct econn *c = arg;
     const char *p = data;
 
-    assert(c->hold_seq == 0 && c->q.bytes == 0);
+    assert(c->hold_seq == 0 && c->q.bytes == 0 && !c->batched);
     while (len > 0) {
         ssize_t n = send_now(c->conn.fd, p, len);
         if (n < 0)
@@ -86,32 +86,40 @@ static int queue_room(const struct econn *c, size_t more)
     return c->q.bytes + more > srv.opt.max_output ? -ENOBUFS : 0;
 }
 
+int econn_queue_rest(struct econn *c, const void *data, size_t len)
+{
+    int rc = queue_room(c, len);
+    return rc ? rc : outq_push_bytes(&c->q, data, len);
+}
+
 /* The event driver's one way out (session_io.send): never blocks. Sends
- * what the socket takes when nothing is queued or held, and queues the
- * rest, to go when the socket is writable and the journal record is
+ * what the socket takes when nothing is queued or held (in a round:
+ * copies it to leave with the group's others, econn_batch.c), and queues
+ * the rest, to go when the socket is writable and the journal record is
  * durable (settle). */
 static int econn_send(void *arg, const void *data, size_t len,
                       uint64_t durable)
 {
     struct econn *c = arg;
     const char *p = data;
-    int rc = hold_for(c, durable);
+    int rc;
 
-    if (rc)
+    if (c->batched)
+        econn_batch_out(c);             /* its copied run first */
+    if ((rc = hold_for(c, durable)))
         return rc;
     if (c->conn.session->ending)
         conns_leaving(&c->conn);        /* before Bye leaves */
     if (may_send_now(c)) {
+        if (econn_batch_take(c, p, len))
+            return 0;
         ssize_t n = send_now(c->conn.fd, p, len);
         if (n < 0)
             return (int)n;
         p += n;
         len -= (size_t)n;
     }
-    if (len == 0)
-        return 0;
-    rc = queue_room(c, len);
-    return rc ? rc : outq_push_bytes(&c->q, p, len);
+    return len ? econn_queue_rest(c, p, len) : 0;
 }
 
 /* A shared PRINT listing, the same way out as econn_send. */
@@ -119,7 +127,11 @@ static int econn_send_listing(void *arg, struct listing *l, uint64_t durable)
 {
     struct econn *c = arg;
     size_t off = 0;
-    int rc = hold_for(c, durable);
+    int rc;
+
+    if (c->batched)
+        econn_batch_out(c);             /* its copied run first */
+    rc = hold_for(c, durable);
 
     if (rc == 0 && may_send_now(c)) {
         ssize_t n = send_now(c->conn.fd, l->data, l->len);
@@ -139,7 +151,11 @@ static int econn_send_listing(void *arg, struct listing *l, uint64_t durable)
 
 static int econn_drained(void *arg)
 {
-    return may_send_now(arg);
+    struct econn *c = arg;
+
+    if (c->batched)
+        econn_batch_out(c);
+    return may_send_now(c);
 }
 
 /* AUTH succeeded: the connection counts as authenticated, and the session

@@ -43,6 +43,8 @@ struct worker {
                                    its thread only */
     struct econn **round_tail;
     struct event *round_ev;     /* runs the round after the pass's reads */
+    struct econn_batch *batch;  /* its batched socket calls, NULL: none
+                                   (made by its thread); its thread only */
     struct econn *held;         /* replies waiting for commit_cb's round
                                    (events_hold, by held_next): never
                                    empty but while commit is active,
@@ -138,8 +140,13 @@ static void round_cb(evutil_socket_t fd, short what, void *arg)
     struct econn *list = w->round;
     (void)fd; (void)what;
 
+    if (w->batch) {                     /* the pass's reads first, together */
+        econn_batch_recv(w->batch, &w->round);
+        list = w->round;
+    }
     w->round = NULL;
-    econn_round_run(list);
+    if (list)
+        econn_round_run(list);
 }
 
 void events_hold(struct econn *c)
@@ -204,6 +211,8 @@ static void *worker_main(void *arg)
 
     srv_on_event_loop = 1;
     outq_use_pool(&w->outq_pool);
+    if (srv.opt.uring)
+        w->batch = econn_batch_new();   /* the ring is its thread's */
     if (trace_configured()) {          /* a window may start later */
         char name[32];
         snprintf(name, sizeof(name), "worker %d", (int)(w - workers) + 1);
@@ -211,6 +220,8 @@ static void *worker_main(void *arg)
     }
     event_base_loop(w->base, EVLOOP_NO_EXIT_ON_EMPTY);
     outq_use_pool(NULL);                /* its connections are closed */
+    econn_batch_free(w->batch);
+    w->batch = NULL;
     return NULL;
 }
 
@@ -249,6 +260,11 @@ int events_init(int n)
         nworkers++;
     }
     return 0;
+}
+
+struct econn_batch *events_batch(struct worker *w)
+{
+    return w->batch;
 }
 
 struct session_pool *events_pool(struct worker *w)

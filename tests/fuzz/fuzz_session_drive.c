@@ -331,7 +331,7 @@ void fs_run_events(struct run *r, struct session_pool *pool)
         r->fed += k;
         if (c.s->batch_max > 0) {       /* on_read: with the pass's others */
             session_received_bytes(c.s, k);
-            session_round(&c.s, 1, ECONN_SLICE_NS, round_done, &c);
+            session_round(&c.s, 1, ECONN_SLICE_NS, round_done, NULL, &c);
         } else {
             serve(&c, k);
         }
