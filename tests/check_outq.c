@@ -5,7 +5,11 @@
  *           over a socketpair;
  *   reuse:  with a pool (outq_use_pool), a small segment sent is kept for
  *           the next small push, wiped first (replies hold SSNs); a large
- *           one is not kept; the pool keeps at most 64 (its max).
+ *           one is not kept; the pool keeps at most 64 (its max);
+ *   head:   outq_head and outq_advance, a send made elsewhere (the
+ *           batched replies of econn_batch.c): the head's unsent bytes,
+ *           part of a segment gone, then a segment and the next's start,
+ *           then all (the segments back in the pool, wiped).
  */
 #include <errno.h>
 #include <string.h>
@@ -139,6 +143,40 @@ START_TEST(test_outq_spare_bounded)
 }
 END_TEST
 
+START_TEST(test_outq_head_advance)
+{
+    struct outq q;
+    const char *p;
+    size_t len;
+
+    outq_init(&q, NULL);
+    ck_assert_ptr_null(outq_head(&q, &len));
+    ck_assert_uint_eq(len, 0);
+    ck_assert_int_eq(outq_push_bytes(&q, "hello", 5), 0);
+    ck_assert_int_eq(outq_push_bytes(&q, "world\n", 6), 0);
+    struct outq_seg *first = q.head;
+    p = outq_head(&q, &len);
+    ck_assert_uint_eq(len, 5);
+    ck_assert_int_eq(memcmp(p, "hello", 5), 0);
+    outq_advance(&q, 3);
+    p = outq_head(&q, &len);
+    ck_assert_uint_eq(len, 2);
+    ck_assert_int_eq(memcmp(p, "lo", 2), 0);
+    ck_assert_uint_eq(q.bytes, 8);
+    outq_advance(&q, 4);                        /* "lo" and "wo" */
+    p = outq_head(&q, &len);
+    ck_assert_uint_eq(len, 4);
+    ck_assert_int_eq(memcmp(p, "rld\n", 4), 0);
+    ck_assert_int_eq(pool.nspare, 1);           /* the first, kept */
+    ck_assert_int_eq(first->data[0], 0);        /* and wiped */
+    outq_advance(&q, 4);
+    ck_assert_ptr_null(outq_head(&q, &len));
+    ck_assert_uint_eq(q.bytes, 0);
+    ck_assert_ptr_null(q.tail);
+    ck_assert_int_eq(pool.nspare, 2);
+}
+END_TEST
+
 static Suite *outq_suite(void)
 {
     Suite *s = suite_create("outq");
@@ -149,6 +187,7 @@ static Suite *outq_suite(void)
     tcase_add_test(t, test_outq_reuse_wiped);
     tcase_add_test(t, test_outq_large_not_kept);
     tcase_add_test(t, test_outq_spare_bounded);
+    tcase_add_test(t, test_outq_head_advance);
     suite_add_tcase(s, t);
     return s;
 }

@@ -6,8 +6,11 @@
 # batches (STATS uring on, uring_enters above 0, never more calls than 64
 # an enter) and every reply is right (the COUNT the replies add up to);
 # --uring off makes each call alone (uring off, nothing counted) with the
-# same replies. --uring is refused with --io threads, and a bad value is
-# named. check_uring.c tests the ring's results call by call.
+# same replies. With --fsync everysec the replies held for the journal go
+# together once the worker's commit has written them (econn_batch_held):
+# the same check, and a restart replays what was acknowledged. --uring is
+# refused with --io threads, and a bad value is named. check_uring.c
+# tests the ring's results call by call.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 # Whether the kernel should give a ring (io_uring_disabled absent or 0).
@@ -26,6 +29,7 @@ case_load() {
     local want=$1 out=$TEST_TMP/bench.out st=$TEST_TMP/stats.out
     shift
     local what="--io events ${*:-(default)}"
+    what=${what//"$TEST_TMP/"/}
     start_server buffered --io events --workers 1 "$@" || return
     "$CLIENTS_BIN/ssn-bench" -p "$SRV_PORT" -c 50 -t 1 -n 20000 \
         --mix 1:8:1 --keys 2000 --preload 1000 >"$out" 2>&1
@@ -51,6 +55,19 @@ case_load() {
     fi
     stop_server "$SRV_PID"
     expect_eq "$what: exits 0 on SIGTERM" "$STOP_RC" 0
+    COUNTED=$(head -n 1 "$st")
+}
+
+# case_journal: case_load with --fsync everysec, then a restart on the
+# journal: COUNT as acknowledged.
+case_journal() {
+    local j=$TEST_TMP/people.journal out=$TEST_TMP/count.out
+    case_load "$KERNEL_URING" --journal "$j" --fsync everysec || return
+    start_server buffered --io events --journal "$j" || return
+    converse_str "$SRV_PORT" 'COUNT\nQUIT\n' "$out"
+    expect_eq "--fsync everysec: after a restart, COUNT as acknowledged" \
+        "$(head -n 1 "$out")" "$COUNTED"
+    stop_server "$SRV_PID"
 }
 
 case_refused() {
@@ -68,5 +85,6 @@ case_refused() {
 
 case_load "$KERNEL_URING"
 case_load off --uring off
+case_journal
 case_refused
 finish

@@ -165,7 +165,10 @@ void events_round_forget(struct econn *c);
  * it, at most one run a connection; send sends those copied, together
  * (what a socket does not take is queued, econn_queue_rest). out: c's
  * copied run leaves now (before anything else of c's). forget: c closes,
- * its copied run never leaves. */
+ * its copied run never leaves. held: of the connections on a held list
+ * (by held_next), those whose record is durable send the head of their
+ * queue together; each settles as before (econn_on_committed), finding
+ * that much gone (an error is met again by its own send there). */
 struct econn_batch;
 struct econn_batch *econn_batch_new(void);
 void econn_batch_free(struct econn_batch *b);
@@ -175,6 +178,7 @@ int econn_batch_take(struct econn *c, const void *data, size_t len);
 void econn_batch_send(struct econn_batch *b);
 void econn_batch_out(struct econn *c);
 void econn_batch_forget(struct econn *c);
+void econn_batch_held(struct econn_batch *b, struct econn *list);
 
 /* events.c: w's batch, NULL when it has none (no io_uring, --uring off). */
 struct econn_batch *events_batch(struct worker *w);

@@ -190,6 +190,46 @@ void econn_batch_send(struct econn_batch *b)
     b->used = 0;
 }
 
+/* ---- replies held for the journal ----------------------------------- */
+
+/* The first URING_BATCH connections from list on whose held replies may
+ * leave now (their record durable), their queues' heads queued on the
+ * ring; how many. *next: where the next gathering begins. */
+static int gather_held(struct econn_batch *b, struct econn *list,
+                       struct econn **c, struct econn **next)
+{
+    struct journal *j = srv.store.journal;
+    int n = 0;
+
+    for (; list && n < URING_BATCH; list = list->held_next) {
+        const void *p;
+        size_t len;
+
+        if ((list->state != ECONN_OPEN && list->state != ECONN_CLOSING) ||
+            !list->hold_seq || journal_durable(j, list->hold_seq) <= 0 ||
+            !(p = outq_head(&list->q, &len)))
+            continue;
+        uring_send(b->ring, list->conn.fd, p, len);
+        c[n++] = list;
+    }
+    *next = list;
+    return n;
+}
+
+void econn_batch_held(struct econn_batch *b, struct econn *list)
+{
+    struct econn *c[URING_BATCH];
+    int32_t res[URING_BATCH];
+    int n;
+
+    while (list && (n = gather_held(b, list, c, &list)) > 0) {
+        run(b, n, res);
+        for (int i = 0; i < n; i++)
+            if (res[i] > 0)
+                outq_advance(&c[i]->q, (size_t)res[i]);
+    }
+}
+
 void econn_batch_forget(struct econn *c)
 {
     struct econn_batch *b = events_batch(c->w);

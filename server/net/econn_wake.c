@@ -118,8 +118,13 @@ void econn_on_journal(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
     (void)fd; (void)what;
 
-    if (c->state == ECONN_OPEN || c->state == ECONN_CLOSING)
-        econn_settle(c, econn_input_left(c));
+    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
+        return;
+    if (events_batch(c->w)) {
+        events_hold(c);                 /* its replies leave with the */
+        return;                         /* others the round woke */
+    }
+    econn_settle(c, econn_input_left(c));
 }
 
 void econn_on_committed(struct econn *c)

@@ -199,6 +199,8 @@ static void commit_cb(evutil_socket_t fd, short what, void *arg)
             seq = c->hold_seq;          /* the last record one needs */
     if (seq && srv.store.journal)
         journal_commit(srv.store.journal, seq);
+    if (w->batch)                       /* what that made durable leaves */
+        econn_batch_held(w->batch, w->held);    /* together */
     for (struct econn *c; (c = w->held); ) {
         events_hold_forget(c);
         econn_on_committed(c);          /* may close and free c */

@@ -110,6 +110,36 @@ static const char *seg_bytes(const struct outq_seg *g)
     return g->listing ? g->listing->data : g->data;
 }
 
+const void *outq_head(const struct outq *q, size_t *len)
+{
+    const struct outq_seg *g = q->head;
+
+    if (!g) {
+        *len = 0;
+        return NULL;
+    }
+    *len = g->len - g->off;
+    return seg_bytes(g) + g->off;
+}
+
+void outq_advance(struct outq *q, size_t sent)
+{
+    q->bytes -= sent;
+    for (size_t left = sent; left > 0 && q->head;) {
+        struct outq_seg *g = q->head;
+        size_t here = g->len - g->off;
+        if (left < here) {
+            g->off += left;
+            break;
+        }
+        left -= here;
+        q->head = g->next;
+        if (!q->head)
+            q->tail = NULL;
+        seg_free(q, g);
+    }
+}
+
 ssize_t outq_send(struct outq *q, int fd)
 {
     struct iovec iov[OUTQ_IOV];
@@ -126,19 +156,6 @@ ssize_t outq_send(struct outq *q, int fd)
     ssize_t sent = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0)
         return errno == EWOULDBLOCK ? -EAGAIN : -errno;
-    q->bytes -= (size_t)sent;
-    for (size_t left = (size_t)sent; left > 0 && q->head;) {
-        struct outq_seg *g = q->head;
-        size_t here = g->len - g->off;
-        if (left < here) {
-            g->off += left;
-            break;
-        }
-        left -= here;
-        q->head = g->next;
-        if (!q->head)
-            q->tail = NULL;
-        seg_free(q, g);
-    }
+    outq_advance(q, (size_t)sent);
     return sent;
 }

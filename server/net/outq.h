@@ -55,6 +55,13 @@ int outq_push_listing(struct outq *q, struct listing *l, size_t off);
 struct bufpool;
 void outq_use_pool(struct bufpool *p);
 
+/* The head segment's bytes not yet sent (*len of them), NULL when the
+ * queue is empty; advance: sent bytes from the head have gone (sent <=
+ * q->bytes), as outq_send does after its sendmsg. For a send made
+ * elsewhere (econn_batch.c). */
+const void *outq_head(const struct outq *q, size_t *len);
+void outq_advance(struct outq *q, size_t sent);
+
 /* Sends from the head without blocking. Returns bytes sent (> 0), 0 when
  * the queue is empty, -EAGAIN when the socket took nothing, or -errno. */
 ssize_t outq_send(struct outq *q, int fd);
