@@ -42,8 +42,8 @@ struct econn_batch *econn_batch_new(void)
 
     if (!u) {
         if (!told++)
-            log_msg(LOG_LEVEL_INFO, "io_uring unavailable (%s): a system call "
-                    "a connection's read and send", strerror(-err));
+            log_msg(LOG_LEVEL_INFO, "io_uring unavailable (%s): each read "
+                    "and send is a system call of its own", strerror(-err));
         return NULL;
     }
     b = calloc(1, sizeof(*b));
