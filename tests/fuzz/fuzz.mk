@@ -45,6 +45,7 @@ fuzz_code_session    := $(filter-out tests/fuzz/fuzz_session.c,\
     server/lockmode_build.c server/log.c server/log_source.c \
     server/metrics.c server/print.c server/server.c server/session.c \
     server/session_bufs.c server/session_life.c server/session_park.c \
+    server/session_round.c \
     server/source.c server/stats.c server/store.c server/store_index.c server/store_lock.c \
     server/store_lock_figures.c server/store_pending.c \
     server/store_prefetch.c server/trace.c \
