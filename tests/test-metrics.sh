@@ -190,6 +190,11 @@ case_metrics_port() {
     expect_match "ssn_info names the build and the settings as labels" \
         "$(body "$b" | grep '^ssn_info{')" \
         '^ssn_info\{version="[^"]+",mode="buffered",io="events",lock_order="bounded",sched="normal"\} 1$'
+    local calls enters
+    calls=$(sample "$b" ssn_uring_calls_total)
+    enters=$(sample "$b" ssn_uring_enters_total)
+    check "ssn_uring_calls_total ($calls) at least ssn_uring_enters_total ($enters)" \
+        test -n "$calls" -a -n "$enters" -a "${calls:-0}" -ge "${enters:-1}"
     expect_match "FIND's latency counted" \
         "$(sample "$b" 'ssn_request_duration_seconds_count{command="find"}')" \
         '^[1-9][0-9]*$'

@@ -203,7 +203,13 @@ static int server_lines(struct evbuffer *b)
                 "to --metrics-port closed, idle or done, to let a new one "
                 "in.", (unsigned long long)metrics_conn_evicted()) ||
         counter(b, "ssn_trace_events_dropped_total", "Events of --trace "
-                "lost to a full ring.", (unsigned long long)trace_dropped());
+                "lost to a full ring.", (unsigned long long)trace_dropped()) ||
+        counter(b, "ssn_uring_calls_total", "Socket reads and sends an "
+                "event worker made through io_uring (--uring).",
+                (unsigned long long)atomic_load(&srv.uring_calls)) ||
+        counter(b, "ssn_uring_enters_total", "io_uring_enter calls that "
+                "made them.",
+                (unsigned long long)atomic_load(&srv.uring_enters));
 }
 
 static int lock_lines(struct evbuffer *b)
