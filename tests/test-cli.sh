@@ -79,6 +79,32 @@ else
     not_ok "bench-echo -m threads -j starts ($SRV_LINE)"
 fi
 
+# bench-echo -u: the epoll floor with a poll's reads and sends batched
+# through io_uring, as --io events' are; the same answers, from a ring it
+# holds (when the kernel gives one); only with -m epoll.
+run "$BIN/bench-echo" -u -m threads
+expect_eq "bench-echo -u with -m threads: exit 2" "$RC" 2
+if srv_start "$TEST_TMP/echo.out" "$TEST_TMP/echo.err" 5 \
+             "$BIN/bench-echo" -p 0 -u; then
+    exec {E}<>"/dev/tcp/127.0.0.1/$SRV_PORT" {F}<>"/dev/tcp/127.0.0.1/$SRV_PORT"
+    printf 'FIND f1 L2\nADD a b 1 123-45-6789\n' >&$E
+    printf 'DELETE c d\n' >&$F
+    IFS= read -r -t 5 -u $E L1; IFS= read -r -t 5 -u $E L2
+    IFS= read -r -t 5 -u $F L3
+    expect_eq "bench-echo -u: each line answered on its connection" \
+        "$L1|$L2|$L3" "$(printf '%-30s -- %11s %4d' 'L2, f1' 123-45-6789 30)|OK|OK"
+    if grep -qs 'no io_uring' "$TEST_TMP/echo.err"; then
+        ok "# SKIP bench-echo -u holds a ring: this kernel gives none"
+    else
+        check "bench-echo -u holds an io_uring" bash -c \
+            "ls -l /proc/$SRV_PID/fd | grep -q 'io_uring'"
+    fi
+    exec {E}>&- {F}>&-
+    srv_stop "$SRV_PID"
+else
+    not_ok "bench-echo -u starts ($SRV_LINE)"
+fi
+
 # bench-echo -m threads is the floor of ssnserver's thread model only if
 # its threads are scheduled as ssnserver's are: SCHED_BATCH by default.
 for s in batch normal; do

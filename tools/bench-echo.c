@@ -28,6 +28,12 @@
  * SCHED_BATCH, as ssnserver's do by default (--sched); -s normal keeps the
  * kernel's default policy, as ssnserver --sched normal does.
  *
+ * -u (--uring) batches the epoll model's calls as ssnserver --io events
+ * does by default: the reads of the connections one epoll_wait found
+ * readable in one io_uring_enter(2), then their answers' sends in
+ * another (bench-echo-uring.c over server/net/uring.c): the floor of
+ * that model with batched calls.
+ *
  * -j FILE (with -m threads) adds what a journal costs that model and
  * nothing more: the bytes each read took go to FILE in one pwrite(2)
  * before their answers are sent, the floor under ssnserver --fsync
@@ -51,26 +57,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include "version.h"
+#include "bench-echo.h"
 #include "bench-echo-journal.h"
 
-#define ECHO_BUF      65536   /* bytes read per connection at a time */
-#define ECHO_MAX_CONN 65536   /* descriptors served (one buffer each) */
-#define ECHO_EVENTS   256     /* events taken per epoll_wait */
 #define ECHO_MAX_WORKERS 64   /* -w at most */
 
-/* A partial line kept between reads, and answers the socket has not taken
- * yet. Each belongs to the one worker whose epoll set holds the fd. */
-struct echo_conn {
-    char in[ECHO_BUF];
-    size_t in_len;
-    char *out;
-    size_t out_len, out_cap;
-    int fd;                     /* -m threads: the connection's own */
-    int watching_out;           /* epoll: EPOLLOUT asked for */
-};
-
-static struct echo_conn *conns[ECHO_MAX_CONN];
-static volatile sig_atomic_t stopping;
+struct echo_conn *conns[ECHO_MAX_CONN];
+volatile sig_atomic_t stopping;
+static int use_uring;           /* -u */
 static int listen_port;
 
 static void stop_cb(int sig) { (void)sig; stopping = 1; }
@@ -126,7 +120,7 @@ static int answer(struct echo_conn *c, const char *line, size_t len)
 
 /* Answers every whole line in c->in, keeps the partial one. Returns -1
  * when out of memory or when a line is longer than the buffer. */
-static int answer_lines(struct echo_conn *c)
+int answer_lines(struct echo_conn *c)
 {
     size_t start = 0;
 
@@ -151,7 +145,7 @@ static int answer_lines(struct echo_conn *c)
  * other worker's accept may be given the same number and fill the slot,
  * which a later clearing here would then wipe (its next event found no
  * connection, and crashed). */
-static void drop(int ep, int fd)
+void drop(int ep, int fd)
 {
     struct echo_conn *c = conns[fd];
 
@@ -166,7 +160,7 @@ static void drop(int ep, int fd)
 
 /* Sends what is pending; watches EPOLLOUT only while something is left.
  * Returns -1 when the connection is gone. */
-static int flush_out(int ep, int fd, struct echo_conn *c)
+int flush_out(int ep, int fd, struct echo_conn *c)
 {
     size_t off = 0;
     while (off < c->out_len) {
@@ -208,6 +202,25 @@ static int on_readable(int ep, int fd, struct echo_conn *c)
     return c->out_len ? flush_out(ep, fd, c) : 0;
 }
 
+void accept_all(int ep, int lfd)
+{
+    int cfd;
+
+    while ((cfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+        int one = 1;
+        struct echo_conn *c = calloc(1, sizeof(*c));
+        if (cfd >= ECHO_MAX_CONN || !c) {
+            free(c);
+            close(cfd);
+            continue;
+        }
+        setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        conns[cfd] = c;
+        struct epoll_event cev = { .events = EPOLLIN, .data.fd = cfd };
+        epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &cev);
+    }
+}
+
 static void *worker(void *arg)
 {
     (void)arg;
@@ -219,28 +232,18 @@ static void *worker(void *arg)
     }
     struct epoll_event ev = { .events = EPOLLIN, .data.fd = lfd };
     epoll_ctl(ep, EPOLL_CTL_ADD, lfd, &ev);
+    if (use_uring && worker_uring(ep, lfd) == 0) {
+        close(lfd);
+        close(ep);
+        return NULL;
+    }
     struct epoll_event evs[ECHO_EVENTS];
     while (!stopping) {
         int n = epoll_wait(ep, evs, ECHO_EVENTS, 200);
         for (int i = 0; i < n; i++) {
             int fd = evs[i].data.fd;
             if (fd == lfd) {
-                int cfd;
-                while ((cfd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
-                    int one = 1;
-                    struct echo_conn *c = calloc(1, sizeof(*c));
-                    if (cfd >= ECHO_MAX_CONN || !c) {
-                        free(c);
-                        close(cfd);
-                        continue;
-                    }
-                    setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
-                               sizeof(one));
-                    conns[cfd] = c;
-                    struct epoll_event cev = { .events = EPOLLIN,
-                                               .data.fd = cfd };
-                    epoll_ctl(ep, EPOLL_CTL_ADD, cfd, &cev);
-                }
+                accept_all(ep, lfd);
                 continue;
             }
             struct echo_conn *c = conns[fd];
@@ -337,7 +340,7 @@ static int serve_threads(int lfd)
 
 static const char usage_text[] =
 "usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads] [-s batch|normal]\n"
-"                  [-j FILE]\n"
+"                  [-u] [-j FILE]\n"
 "The floor under every server of docs/PERFORMANCE.md: answers each line\n"
 "with one short line and does nothing else. Prints 'listening on\n"
 "127.0.0.1:PORT'; SIGINT or SIGTERM stop it.\n"
@@ -347,6 +350,9 @@ static const char usage_text[] =
 "  -m, --model MODEL    epoll (the default) or threads (one per connection)\n"
 "  -s, --sched POLICY   with -m threads: batch (the default: each thread\n"
 "                       SCHED_BATCH, as ssnserver --sched batch) or normal\n"
+"  -u, --uring          with -m epoll: a poll's reads in one io_uring_enter,\n"
+"                       their answers' sends in another (as ssnserver\n"
+"                       --io events --uring on)\n"
 "  -j, --journal FILE   with -m threads: write what each read took to FILE,\n"
 "                       one pwrite before its answers go (the floor under\n"
 "                       ssnserver --fsync everysec)\n"
@@ -376,6 +382,7 @@ int main(int argc, char **argv)
         { "model", required_argument, NULL, 'm' },
         { "sched", required_argument, NULL, 's' },
         { "journal", required_argument, NULL, 'j' },
+        { "uring", no_argument, NULL, 'u' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -384,7 +391,7 @@ int main(int argc, char **argv)
     int port = 0, workers = 1, threads = 0, opt;
 
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":p:w:m:s:j:hV", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":p:w:m:s:j:uhV", longs, NULL)) != -1) {
         switch (opt) {
         case 'p': port = int_arg("--port", optarg, 0, 65535); break;
         case 'w':
@@ -408,6 +415,7 @@ int main(int argc, char **argv)
             sched_batch = strcmp(optarg, "batch") == 0;
             break;
         case 'j': journal = optarg; break;
+        case 'u': use_uring = 1; break;
         case 'h':
             printf(usage_text, ECHO_MAX_WORKERS);
             return 0;
@@ -436,6 +444,10 @@ int main(int argc, char **argv)
     if (threads && workers != 1) {
         fprintf(stderr, "bench-echo: -w %d: -m threads has a thread per "
                 "connection, not workers\n", workers);
+        return 2;
+    }
+    if (use_uring && threads) {
+        fprintf(stderr, "bench-echo: --uring: needs -m epoll\n");
         return 2;
     }
     if (journal && !threads) {

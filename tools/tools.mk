@@ -61,9 +61,10 @@ stall-demo: $(BIN)/kill_it $(BIN)/inclient $(BIN)/ssnserver-fine \
 	@BIN=$(BIN) tools/stall-demo
 
 # bench-echo: the floor under every server of docs/PERFORMANCE.md, a
-# minimal epoll server that answers each line with a short one. It uses
-# nothing of the project's code.
-$(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o $(BUILD)/tools/bench-echo-journal.o
+# minimal epoll server that answers each line with a short one. Of the
+# project's code it uses the server's io_uring calls (-u) alone.
+$(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o $(BUILD)/tools/bench-echo-journal.o \
+                   $(BUILD)/tools/bench-echo-uring.o $(BUILD)/server/net/uring.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
