@@ -56,7 +56,11 @@ enum trace_kind {
     TRACE_LOCK_WAIT,            /* asked for the store lock -> got it */
     TRACE_LOCK_HOLD,            /* got it -> released it */
     TRACE_SEND,                 /* replies handed to the driver (arg: bytes);
-                                   --io threads: written, after the journal */
+                                   --io threads: written, after the journal;
+                                   --io events: sent, queued, or copied into
+                                   the worker's batch, whose one
+                                   io_uring_enter after the hold is no
+                                   session's span */
     TRACE_JOURNAL_ROUND,        /* a round's write and sync (arg: records) */
     /* The event driver's connection-long waits and holds (coarse: its
      * whole session): the worker serves other connections meanwhile, so
