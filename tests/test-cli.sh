@@ -79,6 +79,22 @@ else
     not_ok "bench-echo -m threads -j starts ($SRV_LINE)"
 fi
 
+# bench-echo -j -S: the floor under --fsync always, group commit with a
+# thread per connection: every answer comes, in order on its connection,
+# from whichever thread synced; -S needs -j.
+run "$BIN/bench-echo" -m threads -S
+expect_eq "bench-echo -S without -j: exit 2" "$RC" 2
+if srv_start "$TEST_TMP/echo.out" "$TEST_TMP/echo.err" 5 \
+             "$BIN/bench-echo" -p 0 -m threads -j "$TEST_TMP/echo.j" -S; then
+    timeout 60 "$BIN/ssn-bench" -p "$SRV_PORT" -c 20 -t 2 -P 4 -n 4000 --mix 1:0:0 \
+        --new-keys --keys 1000000 >"$TEST_TMP/echo.bench" 2>&1
+    expect_match "bench-echo -j -S: 4,000 ADDs on 20 connections, 4 in flight, all answered OK" \
+        "$(grep '^replies:' "$TEST_TMP/echo.bench")" '^replies: +stored 4000, .*error 0$'
+    srv_stop "$SRV_PID"
+else
+    not_ok "bench-echo -m threads -j -S starts ($SRV_LINE)"
+fi
+
 # bench-echo -u: the epoll floor with a poll's reads and sends batched
 # through io_uring, as --io events' are; the same answers, from a ring it
 # holds (when the kernel gives one); only with -m epoll.

@@ -20,4 +20,21 @@ int echo_journal_on(void);
  * short. */
 int echo_journal_write(const void *p, size_t n);
 
+/* -S: answers wait for an fdatasync(2) that covers what was written
+ * before them (group commit), the floor under ssnserver --fsync always
+ * with a thread per connection. Set before any connection is served. */
+void echo_journal_sync_each(void);
+int echo_journal_synced(void);
+
+/* A connection's held answers, from its thread's start to its end
+ * (free waits while another thread is sending them). ej_reply_answer
+ * holds n bytes of answers until a sync covers the bytes written before
+ * it: this thread syncs and sends them, its own and the others', when
+ * no sync is under way, else returns at once and whoever ends that sync
+ * sends them. 0, or -1 when a send of them failed or memory ran out. */
+struct ej_reply;
+struct ej_reply *ej_reply_new(int fd);
+void ej_reply_free(struct ej_reply *r);
+int ej_reply_answer(struct ej_reply *r, const char *a, size_t n);
+
 #endif

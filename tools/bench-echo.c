@@ -21,8 +21,9 @@
  * so the floor can be measured on one core or on both.
  *
  * -m threads is the floor of the other model instead, ssnserver's --io
- * threads: a thread per connection, blocking read(2) and send(2), the same
- * answers (-w does not apply: there is no worker to count). What it pays
+ * threads (bench-echo-threads.c): a thread per connection, blocking
+ * read(2) and send(2), the same answers (-w does not apply: there is no
+ * worker to count). What it pays
  * on top of epoll's floor is the model's own cost, a wake-up and a context
  * switch per read, that no lock or parser adds. Its threads run as
  * SCHED_BATCH, as ssnserver's do by default (--sched); -s normal keeps the
@@ -38,17 +39,17 @@
  * nothing more: the bytes each read took go to FILE in one pwrite(2)
  * before their answers are sent, the floor under ssnserver --fsync
  * everysec with a thread per connection (bench-echo-journal.c).
+ * -S (with -j) makes each answer wait for an fdatasync(2) too, one for
+ * many (group commit): the floor under --fsync always.
  *
  * SIGINT or SIGTERM stop it. Not part of any server: tools/bench-compare
  * and tools/bench-journal use it. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,86 +262,9 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static int sched_batch = 1;          /* -s batch (the default) */
-
-/* -m threads: one connection's thread. Blocking reads; every request a
- * read returned is answered, and the answers go in one send, as the epoll
- * model does with a batch. */
-static void *conn_thread(void *arg)
-{
-    struct echo_conn *c = arg;
-    int fd = c->fd;
-
-    if (sched_batch) {
-        struct sched_param sp = { .sched_priority = 0 };
-        pthread_setschedparam(pthread_self(), SCHED_BATCH, &sp);
-    }
-    for (;;) {
-        ssize_t r = read(fd, c->in + c->in_len, sizeof(c->in) - c->in_len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        c->in_len += (size_t)r;
-        if (echo_journal_on() &&
-            echo_journal_write(c->in + c->in_len - r, (size_t)r) < 0) {
-            perror("bench-echo: --journal: pwrite");
-            exit(1);
-        }
-        if (answer_lines(c) < 0)
-            break;
-        size_t off = 0;
-        while (off < c->out_len) {
-            ssize_t w = send(fd, c->out + off, c->out_len - off, MSG_NOSIGNAL);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                goto out;
-            off += (size_t)w;
-        }
-        c->out_len = 0;
-    }
-out:
-    close(fd);
-    free(c->out);
-    free(c);
-    return NULL;
-}
-
-/* -m threads: the main thread accepts (blocking) on lfd and starts a
- * detached thread for each connection, until a signal stops it. */
-static int serve_threads(int lfd)
-{
-    pthread_attr_t attr;
-    int fl = fcntl(lfd, F_GETFL);
-
-    fcntl(lfd, F_SETFL, fl & ~O_NONBLOCK);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 256 * 1024);
-    printf("listening on 127.0.0.1:%d\n", listen_port);
-    fflush(stdout);
-    while (!stopping) {
-        int one = 1, fd = accept(lfd, NULL, NULL);
-        if (fd < 0)
-            continue;           /* EINTR from the stopping signal, or a
-                                   connection gone before it was taken */
-        struct echo_conn *c = calloc(1, sizeof(*c));
-        pthread_t th;
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        if (c)
-            c->fd = fd;
-        if (!c || pthread_create(&th, &attr, conn_thread, c)) {
-            free(c);
-            close(fd);
-        }
-    }
-    return 0;
-}
-
 static const char usage_text[] =
 "usage: bench-echo [-p PORT] [-w WORKERS] [-m epoll|threads] [-s batch|normal]\n"
-"                  [-u] [-j FILE]\n"
+"                  [-u] [-j FILE [-S]]\n"
 "The floor under every server of docs/PERFORMANCE.md: answers each line\n"
 "with one short line and does nothing else. Prints 'listening on\n"
 "127.0.0.1:PORT'; SIGINT or SIGTERM stop it.\n"
@@ -356,6 +280,9 @@ static const char usage_text[] =
 "  -j, --journal FILE   with -m threads: write what each read took to FILE,\n"
 "                       one pwrite before its answers go (the floor under\n"
 "                       ssnserver --fsync everysec)\n"
+"  -S, --sync           with -j: each answer waits for an fdatasync begun\n"
+"                       after its bytes were written, one for many (group\n"
+"                       commit; the floor under ssnserver --fsync always)\n"
 "  -h, --help           this text\n"
 "  -V, --version        the version\n";
 
@@ -383,15 +310,17 @@ int main(int argc, char **argv)
         { "sched", required_argument, NULL, 's' },
         { "journal", required_argument, NULL, 'j' },
         { "uring", no_argument, NULL, 'u' },
+        { "sync", no_argument, NULL, 'S' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     const char *journal = NULL;
+    int sync_each = 0;
     int port = 0, workers = 1, threads = 0, opt;
 
     opterr = 0;
-    while ((opt = getopt_long(argc, argv, ":p:w:m:s:j:uhV", longs, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, ":p:w:m:s:j:uShV", longs, NULL)) != -1) {
         switch (opt) {
         case 'p': port = int_arg("--port", optarg, 0, 65535); break;
         case 'w':
@@ -412,10 +341,11 @@ int main(int argc, char **argv)
                         "normal\nTry 'bench-echo --help'.\n", optarg);
                 return 2;
             }
-            sched_batch = strcmp(optarg, "batch") == 0;
+            echo_sched_batch = strcmp(optarg, "batch") == 0;
             break;
         case 'j': journal = optarg; break;
         case 'u': use_uring = 1; break;
+        case 'S': sync_each = 1; break;
         case 'h':
             printf(usage_text, ECHO_MAX_WORKERS);
             return 0;
@@ -454,6 +384,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench-echo: --journal: needs -m threads\n");
         return 2;
     }
+    if (sync_each && !journal) {
+        fprintf(stderr, "bench-echo: --sync: needs --journal\n");
+        return 2;
+    }
+    if (sync_each)
+        echo_journal_sync_each();
     if (journal && echo_journal_open(journal) < 0) {
         fprintf(stderr, "bench-echo: --journal: '%s': %s\n", journal,
                 strerror(errno));
@@ -476,7 +412,7 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     if (threads)
-        return serve_threads(probe);
+        return serve_threads(probe, listen_port);
 
     pthread_t th[ECHO_MAX_WORKERS];
     for (int i = 0; i < workers; i++)

@@ -40,6 +40,12 @@ void accept_all(int ep, int lfd);
 /* Closes fd and frees its connection. */
 void drop(int ep, int fd);
 
+/* -m threads (bench-echo-threads.c): accepts on lfd, blocking, and
+ * starts a thread for each connection until a signal stops it. Threads
+ * are SCHED_BATCH unless echo_sched_batch is 0 (-s normal). */
+extern int echo_sched_batch;
+int serve_threads(int lfd, int port);
+
 /* -u: serves ep (lfd in it) until stopping, a poll's reads in one
  * io_uring_enter(2) and their answers in another; 0 then. -1 at once,
  * said on stderr, when the kernel gives no ring. */

@@ -64,7 +64,8 @@ stall-demo: $(BIN)/kill_it $(BIN)/inclient $(BIN)/ssnserver-fine \
 # minimal epoll server that answers each line with a short one. Of the
 # project's code it uses the server's io_uring calls (-u) alone.
 $(BIN)/bench-echo: $(BUILD)/tools/bench-echo.o $(BUILD)/tools/bench-echo-journal.o \
-                   $(BUILD)/tools/bench-echo-uring.o $(BUILD)/server/net/uring.o
+                   $(BUILD)/tools/bench-echo-uring.o $(BUILD)/tools/bench-echo-threads.o \
+                   $(BUILD)/server/net/uring.o
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS_ALL)
 
