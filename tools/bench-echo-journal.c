@@ -145,7 +145,7 @@ static int sync_wanted(void)
     return 0;
 }
 
-static int send_all(int fd, const char *p, size_t n)
+int echo_send_all(int fd, const char *p, size_t n)
 {
     while (n) {
         ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
@@ -191,7 +191,7 @@ static void lead_locked(void)
         }
         pthread_mutex_unlock(&gm);
         for (struct ej_reply *r = due; r; r = r->next)
-            if (send_all(r->fd, r->buf, r->len) < 0)
+            if (echo_send_all(r->fd, r->buf, r->len) < 0)
                 r->err = 1;
         pthread_mutex_lock(&gm);
         for (struct ej_reply *r = due, *next; r; r = next) {

@@ -33,6 +33,8 @@ int echo_journal_synced(void);
  * no sync is under way, else returns at once and whoever ends that sync
  * sends them. 0, or -1 when a send of them failed or memory ran out. */
 struct ej_reply;
+/* Sends all n bytes, blocking: 0, or -1 when the connection is gone. */
+int echo_send_all(int fd, const char *p, size_t n);
 struct ej_reply *ej_reply_new(int fd);
 void ej_reply_free(struct ej_reply *r);
 int ej_reply_answer(struct ej_reply *r, const char *a, size_t n);

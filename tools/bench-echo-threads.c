@@ -18,20 +18,6 @@
 
 int echo_sched_batch = 1;               /* -s batch (the default) */
 
-static int send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* One connection's thread. Blocking reads; every request a read returned
  * is answered, and the answers go in one send, as the epoll model does
  * with a batch. */
@@ -62,7 +48,7 @@ static void *conn_thread(void *arg)
         if (answer_lines(c) < 0)
             break;
         int rc = held ? ej_reply_answer(held, c->out, c->out_len)
-                      : send_all(fd, c->out, c->out_len);
+                      : echo_send_all(fd, c->out, c->out_len);
         if (rc < 0)
             break;
         c->out_len = 0;
