@@ -76,7 +76,7 @@ PROGRAMS += $(BIN)/bench-echo
 # only; never build dependencies) and the echo floor, with the same
 # ssn-bench workloads, from one client thread and from two; a table for
 # each, build/bench/compare.csv and build/bench/compare.png
-# (tools/bench-compare, docs/PERFORMANCE.md). About 16 minutes. Not part
+# (tools/bench-compare, docs/PERFORMANCE.md). About 11 minutes. Not part
 # of make check.
 .PHONY: bench-compare
 bench-compare: $(BIN)/ssn-bench $(BIN)/ssnserver-buffered $(BIN)/bench-echo
