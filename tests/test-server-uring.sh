@@ -4,7 +4,7 @@
 # with one request in flight each, the reads of a poll's connections and
 # the sends of a round's replies go through the worker's io_uring in
 # batches (STATS uring on, uring_enters above 0, more than 2 calls an
-# enter on average, never more than 64; 3.6 to 32 seen, 2026-11-28) and
+# enter on average, never more than 64; 3.05 to 33 seen, 2026-11-28) and
 # every reply is right (the COUNT the replies add up to);
 # --uring off makes each call alone (uring off, nothing counted) with the
 # same replies. With --fsync everysec the replies held for the journal go

@@ -83,6 +83,12 @@ struct econn {
                                    entry batched - 1; 0: none */
 };
 
+/* Open, or ended and still sending what is left: its replies may leave. */
+static inline int econn_sending(const struct econn *c)
+{
+    return c->state == ECONN_OPEN || c->state == ECONN_CLOSING;
+}
+
 struct session_io;
 
 /* econn_send.c: the hooks every connection's session sends through,

@@ -205,8 +205,8 @@ static int gather_held(struct econn_batch *b, struct econn *list,
         const void *p;
         size_t len;
 
-        if ((list->state != ECONN_OPEN && list->state != ECONN_CLOSING) ||
-            !list->hold_seq || journal_durable(j, list->hold_seq) <= 0 ||
+        if (!econn_sending(list) || !list->hold_seq ||
+            journal_durable(j, list->hold_seq) <= 0 ||
             !(p = outq_head(&list->q, &len)))
             continue;
         uring_send(b->ring, list->conn.fd, p, len);

@@ -118,7 +118,7 @@ void econn_on_journal(evutil_socket_t fd, short what, void *arg)
     struct econn *c = arg;
     (void)fd; (void)what;
 
-    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
+    if (!econn_sending(c))
         return;
     if (events_batch(c->w)) {
         events_hold(c);                 /* its replies leave with the */
@@ -131,7 +131,7 @@ void econn_on_committed(struct econn *c)
 {
     struct journal *j = srv.store.journal;
 
-    if (c->state != ECONN_OPEN && c->state != ECONN_CLOSING)
+    if (!econn_sending(c))
         return;
     /* 0: durable, or never will be (settle closes c): no loop back. */
     if (journal_wait_async(j, &c->jw->jwaiter, c->hold_seq) == -EAGAIN)
